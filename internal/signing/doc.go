@@ -1,0 +1,11 @@
+// Package signing holds the RSA primitives shared by both ends of the wire:
+// the API client signs request bodies and verifies webhooks with them, and
+// the sandbox verifies requests and signs webhooks with them.
+//
+// A signature is RSA over the SHA-256 digest of the exact body bytes, Base64
+// (standard alphabet, padded) as carried in X-PARTNER-SIGN. PKCS#1 v1.5 is the
+// default padding; PSS can be selected. Keys load from PEM (PKCS#1 or PKCS#8
+// private keys, PKIX or PKCS#1 public keys).
+//
+// Nothing here logs, and no error carries key material.
+package signing

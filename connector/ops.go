@@ -1,0 +1,66 @@
+package connector
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Check reports whether one dependency is ready; a nil error means ready.
+type Check func(ctx context.Context) error
+
+// Readiness is a named set of checks behind /readyz.
+type Readiness struct {
+	mu     sync.RWMutex
+	checks map[string]Check
+}
+
+// NewReadiness returns an empty set: ready until a check is added.
+func NewReadiness() *Readiness { return &Readiness{checks: map[string]Check{}} }
+
+// Add registers (or replaces) a named check.
+func (r *Readiness) Add(name string, c Check) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.checks[name] = c
+}
+
+// Evaluate runs every check with ctx and returns the failures by name.
+func (r *Readiness) Evaluate(ctx context.Context) map[string]string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	failed := map[string]string{}
+	for name, c := range r.checks {
+		if err := c(ctx); err != nil {
+			failed[name] = err.Error()
+		}
+	}
+	return failed
+}
+
+// OpsHandler serves /healthz (the process answers), /readyz (every
+// readiness check passes; 503 with the failures otherwise) and /metrics.
+func OpsHandler(reg prometheus.Gatherer, ready *Readiness) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		failed := ready.Evaluate(ctx)
+		w.Header().Set("Content-Type", "application/json")
+		if len(failed) > 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"ready": len(failed) == 0, "failed": failed})
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	return mux
+}

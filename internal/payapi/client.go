@@ -1,0 +1,114 @@
+package payapi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/paysession/paysession/internal/signing"
+)
+
+// DefaultMaxResponseBytes bounds a response body when Config leaves it 0.
+const DefaultMaxResponseBytes = 4 << 20
+
+// Config configures a Client.
+type Config struct {
+	BaseURL          string // e.g. http://127.0.0.1:8080 (without /api/vN)
+	Version          int    // 1 or 2; 0 means 1
+	Project          string // X-PARTNER-PROJECT
+	Submerchant      string // optional X-PARTNER-SUBMERCHANT
+	Signer           signing.Signer
+	HTTPClient       *http.Client // optional; default has a 30 s timeout, keeps connections alive and does not follow redirects
+	MaxResponseBytes int64        // default 4 MiB
+	Logger           *slog.Logger // optional; one debug line per call, never bodies
+}
+
+// Validate returns every problem of cfg at once.
+func (cfg Config) Validate() error {
+	var errs []error
+	if cfg.BaseURL == "" {
+		errs = append(errs, errors.New("BaseURL: required"))
+	} else if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("BaseURL: %q is not an http(s) URL", cfg.BaseURL))
+	} else if strings.Contains(u.Path, "/api/v") {
+		errs = append(errs, fmt.Errorf("BaseURL: %q must not contain /api/vN (the client adds it)", cfg.BaseURL))
+	}
+	if cfg.Version != 0 && cfg.Version != 1 && cfg.Version != 2 {
+		errs = append(errs, fmt.Errorf("Version: %d is not 1 or 2", cfg.Version))
+	}
+	if cfg.Project == "" {
+		errs = append(errs, errors.New("Project: required"))
+	}
+	if cfg.Signer == nil {
+		errs = append(errs, errors.New("Signer: required"))
+	}
+	if cfg.MaxResponseBytes < 0 {
+		errs = append(errs, fmt.Errorf("MaxResponseBytes: %d is negative", cfg.MaxResponseBytes))
+	}
+	return errors.Join(errs...)
+}
+
+// Client calls the Payment Session Service. It is safe for concurrent use.
+type Client struct {
+	base        string
+	version     int
+	project     string
+	submerchant string
+	signer      signing.Signer
+	http        *http.Client
+	maxBody     int64
+	log         *slog.Logger
+	now         func() time.Time
+}
+
+// New returns a client for cfg.
+func New(cfg Config) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("payapi config: %w", err)
+	}
+	c := &Client{
+		base:        strings.TrimRight(cfg.BaseURL, "/"),
+		version:     cfg.Version,
+		project:     cfg.Project,
+		submerchant: cfg.Submerchant,
+		signer:      cfg.Signer,
+		http:        cfg.HTTPClient,
+		maxBody:     cfg.MaxResponseBytes,
+		log:         cfg.Logger,
+		now:         time.Now,
+	}
+	if c.version == 0 {
+		c.version = 1
+	}
+	if c.maxBody == 0 {
+		c.maxBody = DefaultMaxResponseBytes
+	}
+	if c.http == nil {
+		c.http = defaultHTTPClient()
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return c, nil
+}
+
+// Version returns the API version used for v1/v2 methods (1 or 2).
+func (c *Client) Version() int { return c.version }
+
+func defaultHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 512
+	t.MaxIdleConnsPerHost = 256
+	return &http.Client{
+		Timeout:   30 * time.Second,
+		Transport: t,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}

@@ -1,0 +1,296 @@
+package payapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Inbound mapping: JSON of API v1 or v2 to the version-neutral model.
+// The version-dependent names are the operation arrays (payments/payout_list,
+// acquiring_payments/payment_list) and the payout instrument
+// (payment_method/payout_details). A body that carries a name of the other
+// version is rejected (ErrMixedVersion) instead of being half read.
+
+// ErrMixedVersion is the cause (Error.Err) of a malformed_response whose body
+// carries member names of the other API version.
+var ErrMixedVersion = errors.New("response mixes v1 and v2 member names")
+
+// versionNames are the member names of one API version.
+type versionNames struct {
+	payouts, payments, payoutInstrument string
+}
+
+func namesOf(v int) versionNames {
+	if v == 2 {
+		return versionNames{payouts: "payout_list", payments: "payment_list", payoutInstrument: "payout_details"}
+	}
+	return versionNames{payouts: "payments", payments: "acquiring_payments", payoutInstrument: "payment_method"}
+}
+
+// envelope is {"status": ok|error, "error": {...}, <result member>}.
+type envelope struct {
+	Status      string          `json:"status"`
+	Error       *wireError      `json:"error"`
+	Session     json.RawMessage `json:"session"`
+	Banks       json.RawMessage `json:"banks"`
+	Recurrent   json.RawMessage `json:"recurrent"`
+	PublicToken json.RawMessage `json:"public_token"`
+	Data        json.RawMessage `json:"data"`
+	Info        json.RawMessage `json:"info"`
+	Wallets     json.RawMessage `json:"wallets"`
+
+	httpStatus int
+}
+
+type wireError struct {
+	Code        string `json:"code"`
+	Description string `json:"description"`
+}
+
+const maxDescription = 512
+
+// parseEnvelope turns a complete response into an ok envelope or a *Error.
+// An API error object decides the class by its code (whatever the HTTP
+// status); without one, the HTTP status decides.
+func parseEnvelope(ep string, status int, h http.Header, body []byte, now time.Time) (*envelope, error) {
+	var env envelope
+	jsonErr := json.Unmarshal(body, &env)
+	if jsonErr == nil && env.Status == "error" && env.Error != nil && env.Error.Code != "" {
+		return nil, apiError(ep, status, h, env.Error, now)
+	}
+	if status/100 != 2 {
+		e := &Error{Code: CodeHTTPStatus, Endpoint: ep, HTTPStatus: status, Sent: true,
+			Retryable: retryableStatus(status), Description: http.StatusText(status)}
+		if e.Retryable {
+			e.RetryAfter = retryAfter(h.Get("Retry-After"), now)
+		}
+		return nil, e
+	}
+	if jsonErr != nil {
+		m := malformed(ep, status, "response is not a JSON envelope")
+		m.Err = jsonErr
+		return nil, m
+	}
+	if env.Status != "ok" {
+		return nil, malformed(ep, status, "envelope status %.32q is not ok", env.Status)
+	}
+	env.httpStatus = status
+	return &env, nil
+}
+
+func apiError(ep string, status int, h http.Header, we *wireError, now time.Time) *Error {
+	desc := scrubDigits(we.Description)
+	if len(desc) > maxDescription {
+		desc = desc[:maxDescription]
+	}
+	e := &Error{Code: scrubDigits(we.Code), Description: desc, HTTPStatus: status, Endpoint: ep, Sent: true,
+		Retryable: classifyCode(we.Code, status)}
+	if e.Code == CodeInvalidRequest {
+		e.Field, e.Rule = splitFieldRule(desc)
+	}
+	if e.Retryable {
+		e.RetryAfter = retryAfter(h.Get("Retry-After"), now)
+	}
+	return e
+}
+
+// present reports a member that appeared in the JSON (even as null).
+func present(raw json.RawMessage) bool { return raw != nil }
+
+// absent reports a member that is missing or null.
+func absent(raw json.RawMessage) bool {
+	return len(raw) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+}
+
+type wireSessionIn struct {
+	ID                string          `json:"id"`
+	Status            string          `json:"status"`
+	CreatedAt         string          `json:"created_at"`
+	UpdatedAt         string          `json:"updated_at"`
+	NextAction        string          `json:"next_action"`
+	Payments          json.RawMessage `json:"payments"`
+	PayoutList        json.RawMessage `json:"payout_list"`
+	AcquiringPayments json.RawMessage `json:"acquiring_payments"`
+	PaymentList       json.RawMessage `json:"payment_list"`
+}
+
+// arrays returns the payout and payment arrays of version v, failing when
+// the other version's arrays are present.
+func (w *wireSessionIn) arrays(v int) (payouts, payments json.RawMessage, err error) {
+	if v == 2 {
+		if present(w.Payments) || present(w.AcquiringPayments) {
+			return nil, nil, ErrMixedVersion
+		}
+		return w.PayoutList, w.PaymentList, nil
+	}
+	if present(w.PayoutList) || present(w.PaymentList) {
+		return nil, nil, ErrMixedVersion
+	}
+	return w.Payments, w.AcquiringPayments, nil
+}
+
+// decodeSession reads a session object of version v.
+func decodeSession(v int, raw json.RawMessage) (*Session, error) {
+	if absent(raw) {
+		return nil, errors.New("session is missing")
+	}
+	var w wireSessionIn
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	s := &Session{ID: w.ID, Status: w.Status, NextAction: w.NextAction}
+	var err error
+	if s.CreatedAt, err = parseTime(w.CreatedAt); err != nil {
+		return nil, fmt.Errorf("session created_at: %w", err)
+	}
+	if s.UpdatedAt, err = parseTime(w.UpdatedAt); err != nil {
+		return nil, fmt.Errorf("session updated_at: %w", err)
+	}
+	payouts, payments, err := w.arrays(v)
+	if err != nil {
+		return nil, err
+	}
+	n := namesOf(v)
+	if s.Payouts, err = decodeOperations(v, payouts, true); err != nil {
+		return nil, fmt.Errorf("%s: %w", n.payouts, err)
+	}
+	if s.Payments, err = decodeOperations(v, payments, false); err != nil {
+		return nil, fmt.Errorf("%s: %w", n.payments, err)
+	}
+	return s, nil
+}
+
+type wireOperationIn struct {
+	ID                  string               `json:"id"`
+	Status              string               `json:"status"`
+	CreatedAt           string               `json:"created_at"`
+	FinishedAt          string               `json:"finished_at"`
+	Customer            *wireCustomer        `json:"customer"`
+	PaymentMethod       json.RawMessage      `json:"payment_method"`
+	PayoutDetails       json.RawMessage      `json:"payout_details"`
+	PaymentDetails      json.RawMessage      `json:"payment_details"`
+	AmountDetails       *wireAmount          `json:"amount_details"`
+	Amounts             *wireAmounts         `json:"amounts"`
+	TransactionInfo     *wireTransactionInfo `json:"transaction_info"`
+	PaymentOptions      *wirePaymentOptions  `json:"payment_options"`
+	ParticipantDetails  *wireParticipants    `json:"participant_details"`
+	CustomerInteraction *wireInteraction     `json:"customer_interaction"`
+	Metadata            json.RawMessage      `json:"metadata"`
+	Refunds             []wireRefundIn       `json:"refunds"`
+}
+
+func decodeOperations(v int, raw json.RawMessage, payout bool) ([]Operation, error) {
+	if absent(raw) {
+		return nil, nil
+	}
+	var ws []wireOperationIn
+	if err := json.Unmarshal(raw, &ws); err != nil {
+		return nil, err
+	}
+	ops := make([]Operation, 0, len(ws))
+	for i := range ws {
+		op, err := ws[i].operation(v, payout)
+		if err != nil {
+			return nil, fmt.Errorf("[%d]: %w", i, err)
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// instrumentRaw picks the instrument member by version and operation kind.
+func (w *wireOperationIn) instrumentRaw(v int, payout bool) (json.RawMessage, error) {
+	mine, other := w.PaymentMethod, w.PayoutDetails
+	if v == 2 {
+		mine, other = w.PayoutDetails, w.PaymentMethod
+	}
+	if present(other) {
+		return nil, ErrMixedVersion
+	}
+	if payout {
+		return mine, nil
+	}
+	return w.PaymentDetails, nil
+}
+
+func (w *wireOperationIn) operation(v int, payout bool) (Operation, error) {
+	op := Operation{ID: w.ID, Status: w.Status, Customer: fromWireCustomer(w.Customer),
+		Amount: fromWireAmount(w.AmountDetails), Fees: w.Amounts.model(), TransactionInfo: fromWireTxInfo(w.TransactionInfo),
+		PaymentOptions: fromWireOptions(w.PaymentOptions), Participants: fromWireParticipants(w.ParticipantDetails),
+		CustomerInteraction: w.CustomerInteraction.model()}
+	if !absent(w.Metadata) {
+		op.Metadata = append(json.RawMessage(nil), w.Metadata...)
+	}
+	var err error
+	if op.CreatedAt, err = parseTime(w.CreatedAt); err != nil {
+		return op, fmt.Errorf("created_at: %w", err)
+	}
+	if op.FinishedAt, err = parseOptTime(w.FinishedAt); err != nil {
+		return op, fmt.Errorf("finished_at: %w", err)
+	}
+	raw, err := w.instrumentRaw(v, payout)
+	if err != nil {
+		return op, err
+	}
+	if op.Instrument, err = decodeInstrument(raw); err != nil {
+		return op, err
+	}
+	for i := range w.Refunds {
+		r, err := w.Refunds[i].model()
+		if err != nil {
+			return op, fmt.Errorf("refunds[%d]: %w", i, err)
+		}
+		op.Refunds = append(op.Refunds, r)
+	}
+	return op, nil
+}
+
+type wireRefundIn struct {
+	ID              string               `json:"id"`
+	Status          string               `json:"status"`
+	CreatedAt       string               `json:"created_at"`
+	FinishedAt      string               `json:"finished_at"`
+	IsChargeback    bool                 `json:"is_chargeback"`
+	AmountDetails   *wireAmount          `json:"amount_details"`
+	TransactionInfo *wireTransactionInfo `json:"transaction_info"`
+}
+
+func (w *wireRefundIn) model() (Refund, error) {
+	r := Refund{ID: w.ID, Status: w.Status, IsChargeback: w.IsChargeback,
+		Amount: fromWireAmount(w.AmountDetails), TransactionInfo: fromWireTxInfo(w.TransactionInfo)}
+	var err error
+	if r.CreatedAt, err = parseTime(w.CreatedAt); err != nil {
+		return r, fmt.Errorf("created_at: %w", err)
+	}
+	if r.FinishedAt, err = parseOptTime(w.FinishedAt); err != nil {
+		return r, fmt.Errorf("finished_at: %w", err)
+	}
+	return r, nil
+}
+
+// parseTime reads an ISO 8601 timestamp; empty means the zero time.
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, errors.New("not an ISO 8601 timestamp")
+	}
+	return t, nil
+}
+
+func parseOptTime(s string) (*time.Time, error) {
+	if s == "" {
+		return nil, nil
+	}
+	t, err := parseTime(s)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}

@@ -1,0 +1,136 @@
+package payapi
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Inbound mapping of the results of the v1-only methods.
+
+type wireFPSBank struct {
+	ID      string `json:"id"`
+	EngName string `json:"eng_name"`
+	RuName  string `json:"ru_name"`
+}
+
+func decodeBanks(raw json.RawMessage) ([]FPSBank, error) {
+	if absent(raw) {
+		return nil, errMissingResult
+	}
+	var ws []wireFPSBank
+	if err := json.Unmarshal(raw, &ws); err != nil {
+		return nil, fmt.Errorf("banks: %w", err)
+	}
+	out := make([]FPSBank, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, FPSBank{ID: w.ID, EngName: w.EngName, RuName: w.RuName})
+	}
+	return out, nil
+}
+
+type wireRecurrent struct {
+	Token      string `json:"token"`
+	CreatedAt  string `json:"created_at"`
+	FinishedAt string `json:"finished_at"`
+	IsActive   bool   `json:"is_active"`
+	Type       string `json:"type"`
+}
+
+func decodeRecurrent(raw json.RawMessage) (*RecurringToken, error) {
+	if absent(raw) {
+		return nil, errMissingResult
+	}
+	var w wireRecurrent
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, fmt.Errorf("recurrent: %w", err)
+	}
+	t := &RecurringToken{Token: w.Token, IsActive: w.IsActive, Type: w.Type}
+	var err error
+	if t.CreatedAt, err = parseTime(w.CreatedAt); err != nil {
+		return nil, fmt.Errorf("recurrent.created_at: %w", err)
+	}
+	if t.FinishedAt, err = parseOptTime(w.FinishedAt); err != nil {
+		return nil, fmt.Errorf("recurrent.finished_at: %w", err)
+	}
+	return t, nil
+}
+
+func decodePublicToken(raw json.RawMessage) (string, error) {
+	if absent(raw) {
+		return "", errMissingResult
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("public_token: %w", err)
+	}
+	return s, nil
+}
+
+type wireCardToken struct {
+	Token string `json:"token"`
+	Info  *struct {
+		MaskedCardNumber string `json:"masked_card_number"`
+		CardNetwork      string `json:"card_network"`
+		CardType         string `json:"card_type"`
+	} `json:"info"`
+}
+
+func decodeCardTokens(raw json.RawMessage) (map[string]CardTokenInfo, error) {
+	if absent(raw) {
+		return nil, errMissingResult
+	}
+	var ws map[string]wireCardToken
+	if err := json.Unmarshal(raw, &ws); err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	out := make(map[string]CardTokenInfo, len(ws))
+	for ref, w := range ws {
+		ti := CardTokenInfo{Token: w.Token}
+		if w.Info != nil {
+			// The service sends the number masked; scrub in case it did not.
+			ti.MaskedCardNumber = scrubDigits(w.Info.MaskedCardNumber)
+			ti.CardNetwork, ti.CardType = w.Info.CardNetwork, w.Info.CardType
+		}
+		out[ref] = ti
+	}
+	return out, nil
+}
+
+type wireTokenInfoIn struct {
+	NumberHash string `json:"number_hash"`
+	Brand      string `json:"brand"`
+	Last4      string `json:"last4"`
+	Type       string `json:"type"`
+}
+
+func decodeTokenInfo(raw json.RawMessage) (*TokenInfo, error) {
+	if absent(raw) {
+		return nil, errMissingResult
+	}
+	var w wireTokenInfoIn
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, fmt.Errorf("info: %w", err)
+	}
+	return &TokenInfo{NumberHash: w.NumberHash, Brand: w.Brand, Last4: w.Last4, Type: w.Type,
+		Raw: append(json.RawMessage(nil), raw...)}, nil
+}
+
+type wireWallet struct {
+	ID            string      `json:"id"`
+	AmountDetails *wireAmount `json:"amount_details"`
+}
+
+func decodeWallets(raw json.RawMessage) ([]Wallet, error) {
+	if absent(raw) {
+		return nil, errMissingResult
+	}
+	var ws []wireWallet
+	if err := json.Unmarshal(raw, &ws); err != nil {
+		return nil, fmt.Errorf("wallets: %w", err)
+	}
+	out := make([]Wallet, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, Wallet{ID: w.ID, Amount: fromWireAmount(w.AmountDetails)})
+	}
+	return out, nil
+}

@@ -1,0 +1,101 @@
+package sessionstate
+
+import (
+	"time"
+
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/payapi"
+)
+
+// FromAPI returns the normalized, masked snapshot of s learned from source
+// (codec.SourceAPIResponse, SourceWebhook or SourcePoll) at observedAt
+// through API version apiVersion. Payouts come before payments, each in API
+// order. Cards keep bin, last4 and brand only; account numbers keep their
+// last 4 characters; security codes, names and contacts are dropped. Callers
+// set IdempotencyKey or WebhookType on the result when they have one.
+func FromAPI(s *payapi.Session, source string, observedAt time.Time, apiVersion int) *codec.SessionState {
+	out := &codec.SessionState{
+		Session: codec.Session{
+			ID:         s.ID,
+			Status:     s.Status,
+			NextAction: optString(s.NextAction),
+			CreatedAt:  optTime(s.CreatedAt),
+			UpdatedAt:  optTime(s.UpdatedAt),
+			Operations: make([]codec.Operation, 0, len(s.Payouts)+len(s.Payments)),
+		},
+		Source:     codec.SessionSource(source),
+		ObservedAt: observedAt.UTC(),
+		APIVersion: int32(apiVersion),
+	}
+	for i := range s.Payouts {
+		out.Session.Operations = append(out.Session.Operations, operation(codec.OperationPayout, &s.Payouts[i]))
+	}
+	for i := range s.Payments {
+		out.Session.Operations = append(out.Session.Operations, operation(codec.OperationPayment, &s.Payments[i]))
+	}
+	return out
+}
+
+func operation(kind codec.OperationKind, op *payapi.Operation) codec.Operation {
+	out := codec.Operation{
+		Kind:       kind,
+		ID:         op.ID,
+		Status:     op.Status,
+		CreatedAt:  optTime(op.CreatedAt),
+		FinishedAt: optTimePtr(op.FinishedAt),
+		Instrument: summarize(op.Instrument),
+	}
+	if op.Amount != nil {
+		out.Amount, out.Currency = &op.Amount.Value, optString(op.Amount.Currency)
+	}
+	if op.Fees != nil && op.Fees.MerchantFee != nil {
+		out.FeeAmount, out.FeeCurrency = &op.Fees.MerchantFee.Value, optString(op.Fees.MerchantFee.Currency)
+	}
+	if op.TransactionInfo != nil {
+		out.RRN, out.AuthCode = optString(op.TransactionInfo.RRN), optString(op.TransactionInfo.AuthCode)
+	}
+	if op.Customer != nil {
+		out.CustomerReference = optString(op.Customer.Reference)
+	}
+	if ci := op.CustomerInteraction; ci != nil && ci.Redirect != nil {
+		out.RedirectURL = optString(ci.Redirect.URL)
+	}
+	if len(op.Metadata) > 0 {
+		if m, err := codec.NewMetadata(op.Metadata); err == nil {
+			out.Metadata = &m
+		}
+	}
+	for _, r := range op.Refunds {
+		ref := codec.OperationRefund{
+			ID: r.ID, Status: r.Status, IsChargeback: r.IsChargeback,
+			CreatedAt: optTime(r.CreatedAt), FinishedAt: optTimePtr(r.FinishedAt),
+		}
+		if r.Amount != nil {
+			ref.Amount, ref.Currency = &r.Amount.Value, optString(r.Amount.Currency)
+		}
+		out.Refunds = append(out.Refunds, ref)
+	}
+	return out
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func optTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func optTimePtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	return optTime(*t)
+}

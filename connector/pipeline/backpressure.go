@@ -1,0 +1,49 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/payapi"
+)
+
+// probeSessionID names a session that does not exist: a probe only asks
+// whether the service answers at all (repository_record_not_found is an
+// answer).
+const probeSessionID = "ps_0"
+
+// awaitHealthy pauses fetching while the API keeps failing and probes it
+// until it answers; it returns false if ctx ended first.
+func (p *Pipeline) awaitHealthy(ctx context.Context, s *kgo.GroupTransactSession) bool {
+	bad, retryAfter := p.health.unhealthy()
+	if !bad {
+		return true
+	}
+	s.Client().PauseFetchTopics(p.topics...)
+	defer s.Client().ResumeFetchTopics(p.topics...)
+	p.log.Warn("api failing; paused fetching", slog.Int("threshold", p.cfg.PauseAfterFailures))
+	for {
+		wait := max(p.cfg.ProbeInterval, retryAfter)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-p.clock.After(wait):
+		}
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := p.api.Status(pctx, probeSessionID)
+		cancel()
+		if err == nil || !payapi.IsRetryable(err) {
+			p.health.success()
+			p.log.Info("api answers again; resumed fetching")
+			return true
+		}
+		var ae *payapi.Error
+		if errors.As(err, &ae) {
+			retryAfter = ae.RetryAfter
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// batch is one polled set of records and what became of them. It is
+// finished completely (every record has an outcome or is parked) before its
+// transaction ends, because ending commits every polled offset.
+type batch struct {
+	ins      []*inbound
+	outcomes map[*inbound]*outcome
+	mu       sync.Mutex
+}
+
+// newBatch reads polled records into inbound commands, decoding each once
+// (the session id decides its lane).
+func (p *Pipeline) newBatch(recs []*kgo.Record) *batch {
+	b := &batch{outcomes: make(map[*inbound]*outcome, len(recs))}
+	for _, r := range recs {
+		fromRetry := r.Topic == p.cfg.Topics.Retry
+		in := newInbound(r, p.kinds[r.Topic], fromRetry)
+		p.decode(in)
+		b.ins = append(b.ins, in)
+	}
+	return b
+}
+
+// run executes the batch's lanes concurrently (each lane in order) until all
+// are done; commands still retrying when ctx ends are parked, and so are the
+// commands queued behind them in their lane.
+func (p *Pipeline) runBatch(ctx context.Context, b *batch) {
+	lanes := groupLanes(b.ins, p.parked)
+	var wg sync.WaitGroup
+	for _, l := range lanes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.runLane(ctx, b, l)
+		}()
+	}
+	wg.Wait()
+}
+
+func (p *Pipeline) runLane(ctx context.Context, b *batch, l *lane) {
+	var follow *retryState // set once a command of the lane is parked
+	for _, in := range l.items {
+		var out *outcome
+		switch {
+		case follow != nil:
+			out = p.parkBehind(in, *follow)
+		case l.behind && !in.fromRetry:
+			out = p.parkBehind(in, retryState{nextAttempt: p.clock.Now()})
+		default:
+			out = p.process(ctx, in)
+		}
+		if out.park != nil && follow == nil {
+			follow = &retryState{nextAttempt: out.park.retry.nextAttempt}
+		}
+		b.mu.Lock()
+		b.outcomes[in] = out
+		b.mu.Unlock()
+	}
+}
+
+// parkBehind parks a command that has not run because an earlier command of
+// its session is parked; it keeps its own attempt history.
+func (p *Pipeline) parkBehind(in *inbound, head retryState) *outcome {
+	r := in.retry
+	r.nextAttempt = maxTime(r.nextAttempt, head.nextAttempt)
+	return &outcome{in: in, sessionID: in.sessionID(), park: &parking{retry: r}}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// parkedChanges lists what the batch takes out of and puts into the retry
+// topic, for the parked set once the transaction commits.
+func (b *batch) parkedChanges() (consumed, parked []laneKeyPair) {
+	for _, in := range b.ins {
+		if in.fromRetry {
+			consumed = append(consumed, laneKeyPair{in.laneKey(), in.key})
+		}
+		if out := b.outcomes[in]; out != nil && out.park != nil {
+			parked = append(parked, laneKeyPair{in.laneKey(), in.key})
+		}
+	}
+	return consumed, parked
+}
+
+// earliestNotDue returns the earliest next-attempt time of retry records that
+// were parked again only because they were not yet due (zero if none): the
+// retry topic can pause until then instead of cycling them.
+func (b *batch) earliestNotDue() time.Time {
+	var t time.Time
+	for _, out := range b.outcomes {
+		if out.park != nil && out.park.notDue && (t.IsZero() || out.park.retry.nextAttempt.Before(t)) {
+			t = out.park.retry.nextAttempt
+		}
+	}
+	return t
+}

@@ -1,0 +1,64 @@
+package pipeline
+
+import (
+	"errors"
+
+	"github.com/paysession/paysession/internal/payapi"
+)
+
+// verdict is the classification of a finished call.
+type verdict struct {
+	Status      Status
+	Code        string
+	Description string
+	Field       string
+	Rule        string
+}
+
+// clientCodes are payapi error codes raised by the client, not by the
+// service: a sent request that ends with one of them has an unknown effect.
+var clientCodes = map[string]bool{
+	"transport": true, "timeout": true, "http_status": true, "malformed_response": true,
+}
+
+// classify maps the last error of a command's calls to its final status.
+// err is nil when the service accepted the command; exhausted says the retry
+// budget ran out; sent says some attempt may have reached the service. An
+// ambiguous outcome is never guessed: it is indeterminate.
+func classify(err error, exhausted, sent bool) verdict {
+	if err == nil {
+		return verdict{Status: StatusAccepted}
+	}
+	var inv *invalidError
+	if errors.As(err, &inv) {
+		return verdict{Status: StatusInvalid, Code: inv.Code, Field: inv.Field, Rule: inv.Rule, Description: inv.Error()}
+	}
+	var ae *payapi.Error
+	if !errors.As(err, &ae) {
+		v := verdict{Status: StatusRejected, Code: "internal", Description: err.Error()}
+		if sent {
+			v.Status = StatusIndeterminate
+		}
+		return v
+	}
+	v := verdict{Code: ae.Code, Description: ae.Description, Field: ae.Field, Rule: ae.Rule}
+	switch {
+	case ae.Code == "invalid_idempotency_key":
+		v.Status = StatusInvalid
+	case exhausted || ae.Retryable:
+		// Out of budget: if any attempt may have reached the service the
+		// effect is unknown, otherwise the command never got there.
+		v.Status = StatusRejected
+		if sent || ae.Sent {
+			v.Status = StatusIndeterminate
+		}
+	case clientCodes[ae.Code] && (sent || ae.Sent):
+		v.Status = StatusIndeterminate
+	default:
+		v.Status = StatusRejected
+	}
+	if v.Description == "" {
+		v.Description = ae.Code
+	}
+	return v
+}

@@ -1,0 +1,200 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/payapi"
+)
+
+// Topics names the pipeline's topics.
+type Topics struct {
+	// Commands maps each command kind to its topic.
+	Commands map[codec.CommandKind]string
+	// Retry holds parked commands (consumed by the pipeline itself).
+	Retry string
+	// Results receives one command-result per command (key idempotency key).
+	Results string
+	// Sessions receives session states (key session id).
+	Sessions string
+	// DeadLetter receives undecodable and invalid command records.
+	DeadLetter string
+}
+
+// DefaultTopics returns the default topic names.
+func DefaultTopics() Topics {
+	t := Topics{
+		Commands:   make(map[codec.CommandKind]string),
+		Retry:      "payments.commands.retry",
+		Results:    "payments.command-results",
+		Sessions:   "payments.sessions",
+		DeadLetter: "payments.dead-letter",
+	}
+	for _, k := range codec.Kinds() {
+		t.Commands[k] = k.DefaultTopic()
+	}
+	return t
+}
+
+// Encoder encodes an outcome record (command result, session state, dead
+// letter) as a Kafka record value.
+type Encoder interface {
+	Encode(rec codec.Record) ([]byte, error)
+}
+
+// StateFunc normalizes an API session into a masked session state
+// (sessionstate.FromAPI).
+type StateFunc func(s *payapi.Session, source codec.SessionSource, observedAt time.Time, apiVersion int) *codec.SessionState
+
+// Admitter decides whether a session state is newer than the last one
+// published for its session (a sessionstate.Tracker). Optional.
+type Admitter interface {
+	Admit(state *codec.SessionState) bool
+}
+
+// Config configures a Pipeline. Zero durations and counts take the defaults
+// named on each field.
+type Config struct {
+	// Kafka are the client options: seeds, TLS, SASL, logging. The pipeline
+	// adds group, transaction, isolation and topic options itself.
+	Kafka []kgo.Opt
+	// GroupID is the consumer group (required).
+	GroupID string
+	// TransactionalID is this instance's transactional id: a configured prefix
+	// plus a stable instance id, so a restarted instance fences its zombie
+	// (required).
+	TransactionalID string
+	// Topics names the topics (default DefaultTopics()).
+	Topics Topics
+
+	API     API       // the payment API client (required)
+	Decoder Decoder   // command decoder (required)
+	Encoder Encoder   // outcome encoder (required)
+	States  StateFunc // session normalizer (required)
+	Tracker Admitter  // optional monotonic filter for session states
+	// APIVersion is recorded on outcomes (default 1).
+	APIVersion int
+
+	// Concurrency is the most API calls in flight (default 256).
+	Concurrency int
+	// MaxPollRecords bounds a batch (default 2 × Concurrency).
+	MaxPollRecords int
+	// BatchDeadline bounds a batch: commands still retrying then are parked
+	// in the retry topic (default 10s; must be well under TransactionTimeout).
+	BatchDeadline time.Duration
+	// TransactionTimeout is the Kafka transaction timeout (default 60s).
+	TransactionTimeout time.Duration
+	// ShutdownGrace bounds the work on a batch after Run's context ends
+	// (default 5s); what is left is parked and committed.
+	ShutdownGrace time.Duration
+	// KeyLifetimeMargin: older commands get expired and are never sent
+	// (default 23h; the service keeps keys 24h).
+	KeyLifetimeMargin time.Duration
+	// Retry bounds retries of retryable API errors.
+	Retry RetryPolicy
+	// PauseAfterFailures consecutive retryable failures pause fetching until
+	// a probe call is answered (default 20; negative disables).
+	PauseAfterFailures int
+	// ProbeInterval is the wait between probes while paused (default 1s;
+	// a larger Retry-After wins).
+	ProbeInterval time.Duration
+	// RateLimit caps API calls per second (0: no limit); RateBurst is the
+	// bucket size (default 1).
+	RateLimit float64
+	RateBurst int
+
+	Clock      Clock  // default: the real clock
+	JitterSeed uint64 // seed of the backoff jitter
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer // optional
+}
+
+func (c *Config) defaults() {
+	if c.Topics.Commands == nil && c.Topics.Results == "" {
+		c.Topics = DefaultTopics()
+	}
+	if c.APIVersion == 0 {
+		c.APIVersion = 1
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = 256
+	}
+	if c.MaxPollRecords == 0 {
+		c.MaxPollRecords = 2 * c.Concurrency
+	}
+	setDur(&c.BatchDeadline, 10*time.Second)
+	setDur(&c.TransactionTimeout, 60*time.Second)
+	setDur(&c.ShutdownGrace, 5*time.Second)
+	setDur(&c.KeyLifetimeMargin, 23*time.Hour)
+	setDur(&c.ProbeInterval, time.Second)
+	if c.PauseAfterFailures == 0 {
+		c.PauseAfterFailures = 20
+	}
+	c.Retry = c.Retry.withDefaults()
+	if c.Clock == nil {
+		c.Clock = realClock{}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+func setDur(d *time.Duration, def time.Duration) {
+	if *d == 0 {
+		*d = def
+	}
+}
+
+// Validate reports every problem of the configuration (after defaults).
+func (c Config) Validate() error {
+	var errs []error
+	req := func(ok bool, field string) {
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: required", field))
+		}
+	}
+	req(c.GroupID != "", "GroupID")
+	req(c.TransactionalID != "", "TransactionalID")
+	req(c.API != nil, "API")
+	req(c.Decoder != nil, "Decoder")
+	req(c.Encoder != nil, "Encoder")
+	req(c.States != nil, "States")
+	req(len(c.Topics.Commands) > 0, "Topics.Commands")
+	req(c.Topics.Retry != "", "Topics.Retry")
+	req(c.Topics.Results != "", "Topics.Results")
+	req(c.Topics.Sessions != "", "Topics.Sessions")
+	req(c.Topics.DeadLetter != "", "Topics.DeadLetter")
+	seen := map[string]codec.CommandKind{}
+	for k, t := range c.Topics.Commands {
+		if _, err := codec.ParseKind(string(k)); err != nil {
+			errs = append(errs, fmt.Errorf("Topics.Commands: %w", err))
+		}
+		if o, dup := seen[t]; dup || t == "" || t == c.Topics.Retry {
+			errs = append(errs, fmt.Errorf("Topics.Commands[%s]: topic %q empty or shared (with %s or retry)", k, t, o))
+		}
+		seen[t] = k
+	}
+	if c.Concurrency < 1 {
+		errs = append(errs, errors.New("Concurrency: must be at least 1"))
+	}
+	if c.MaxPollRecords < 1 {
+		errs = append(errs, errors.New("MaxPollRecords: must be at least 1"))
+	}
+	if c.BatchDeadline*2 > c.TransactionTimeout {
+		errs = append(errs, errors.New("BatchDeadline: must be at most half of TransactionTimeout"))
+	}
+	if c.KeyLifetimeMargin >= 24*time.Hour {
+		errs = append(errs, errors.New("KeyLifetimeMargin: must be under the service's 24h key lifetime"))
+	}
+	if c.RateLimit < 0 {
+		errs = append(errs, errors.New("RateLimit: must not be negative"))
+	}
+	errs = append(errs, c.Retry.validate())
+	return errors.Join(errs...)
+}

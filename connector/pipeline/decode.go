@@ -1,0 +1,111 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/payapi"
+)
+
+// Decoder decodes a command record's value (Confluent, single-object Avro or
+// JSON, by first byte) into a command of the given kind. It returns a
+// *codec.DecodeError for values that can never decode and a
+// *codec.RegistryError for transient registry failures.
+type Decoder interface {
+	DecodeCommand(kind codec.CommandKind, value []byte) (codec.Command, error)
+}
+
+// DecoderFunc adapts a function to a Decoder.
+type DecoderFunc func(kind codec.CommandKind, value []byte) (codec.Command, error)
+
+// DecodeCommand calls f.
+func (f DecoderFunc) DecodeCommand(kind codec.CommandKind, value []byte) (codec.Command, error) {
+	return f(kind, value)
+}
+
+// callFunc performs a command's API call with the given options (the
+// idempotency key among them).
+type callFunc func(ctx context.Context, api API, opts ...payapi.CallOption) (*payapi.Session, error)
+
+// command is a decoded, validated command ready to call the API.
+type command struct {
+	Kind      string
+	SessionID string // empty when the command names no session (it creates one)
+	call      callFunc
+}
+
+// invalidError says why a record is invalid: it is never sent, goes to the
+// dead-letter topic and gets an invalid result.
+type invalidError struct {
+	Code  string // decode_error, validation_error, invalid_key, unknown_kind
+	Field string // field path when known
+	Rule  string
+	Err   error
+}
+
+func (e *invalidError) Error() string { return e.Err.Error() }
+
+func (e *invalidError) Unwrap() error { return e.Err }
+
+// transientError is a decoding failure that may pass later (schema registry
+// unreachable): the command is parked, not dead-lettered.
+type transientError struct{ Err error }
+
+func (e *transientError) Error() string { return e.Err.Error() }
+func (e *transientError) Unwrap() error { return e.Err }
+
+// decode decodes and validates a record once; later calls return the same.
+func (p *Pipeline) decode(in *inbound) (*command, error) {
+	if !in.decoded {
+		in.cmd, in.decodeErr = p.decodeOnce(in)
+		in.decoded = true
+	}
+	return in.cmd, in.decodeErr
+}
+
+func (p *Pipeline) decodeOnce(in *inbound) (*command, error) {
+	if err := codec.ValidateIdempotencyKey(in.key); err != nil {
+		return nil, &invalidError{Code: "invalid_key", Field: "key", Rule: ruleOf(err), Err: err}
+	}
+	kind, err := codec.ParseKind(in.kind)
+	if err != nil {
+		return nil, &invalidError{Code: "unknown_kind", Err: err}
+	}
+	c, err := p.cfg.Decoder.DecodeCommand(kind, in.rec.Value)
+	var re *codec.RegistryError
+	var de *codec.DecodeError
+	switch {
+	case errors.As(err, &re):
+		return nil, &transientError{Err: err}
+	case errors.As(err, &de):
+		return nil, &invalidError{Code: "decode_error", Field: de.Field, Err: err}
+	case err != nil:
+		return nil, &invalidError{Code: "decode_error", Err: err}
+	}
+	if c.Kind() != kind {
+		return nil, &invalidError{Code: "unknown_kind", Err: fmt.Errorf("record of kind %s on the %s topic", c.Kind(), kind)}
+	}
+	if err := c.Validate(); err != nil {
+		var ve *codec.ValidationError
+		inv := &invalidError{Code: "validation_error", Err: err}
+		if errors.As(err, &ve) {
+			inv.Field, inv.Rule = ve.Field, ve.Rule
+		}
+		return nil, inv
+	}
+	cmd, err := toCommand(c)
+	if err != nil {
+		return nil, &invalidError{Code: "unknown_kind", Err: err}
+	}
+	return cmd, nil
+}
+
+func ruleOf(err error) string {
+	var ve *codec.ValidationError
+	if errors.As(err, &ve) {
+		return ve.Rule
+	}
+	return ""
+}

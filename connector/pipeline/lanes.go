@@ -1,0 +1,100 @@
+package pipeline
+
+import "sort"
+
+// lane is a run of commands that must execute one after another: every
+// command of one session, in the order they were consumed. Commands without
+// a session form lanes of one.
+type lane struct {
+	key   string
+	items []*inbound
+	// behind is set when earlier commands of this session are parked in the
+	// retry topic but not in this batch: the lane's fresh commands must queue
+	// behind them (they are parked too, keeping order).
+	behind bool
+}
+
+// groupLanes groups a batch into lanes. Records from the retry topic come
+// first in each lane (they were consumed earlier), then fresh records in poll
+// order, which is offset order within a partition.
+func groupLanes(ins []*inbound, parked *parkedSet) []*lane {
+	ordered := make([]*inbound, len(ins))
+	copy(ordered, ins)
+	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].fromRetry && !ordered[j].fromRetry })
+	byKey := make(map[string]*lane)
+	var lanes []*lane
+	inBatch := make(map[string]map[string]bool) // lane → keys of retry records in this batch
+	for _, in := range ordered {
+		k := in.laneKey()
+		l := byKey[k]
+		if l == nil {
+			l = &lane{key: k}
+			byKey[k] = l
+			lanes = append(lanes, l)
+		}
+		l.items = append(l.items, in)
+		if in.fromRetry {
+			if inBatch[k] == nil {
+				inBatch[k] = make(map[string]bool)
+			}
+			inBatch[k][in.key] = true
+		}
+	}
+	for _, l := range lanes {
+		l.behind = parked.hasOthers(l.key, inBatch[l.key])
+	}
+	return lanes
+}
+
+// parkedSet remembers, per session lane, the idempotency keys of commands
+// parked in the retry topic and not yet consumed back. It is what keeps a
+// session's order across batches: a fresh command of a session with parked
+// commands is parked behind them. It lives in memory for one group session;
+// changes of a batch apply only when its transaction commits.
+type parkedSet struct {
+	m map[string]map[string]bool
+}
+
+func newParkedSet() *parkedSet { return &parkedSet{m: make(map[string]map[string]bool)} }
+
+// hasOthers reports whether the lane has parked keys outside the given set.
+func (s *parkedSet) hasOthers(laneKey string, except map[string]bool) bool {
+	for k := range s.m[laneKey] {
+		if !except[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// apply records a committed batch: keys consumed back from the retry topic
+// leave the set, keys parked by the batch join it.
+func (s *parkedSet) apply(consumed, parked []laneKeyPair) {
+	for _, p := range consumed {
+		delete(s.m[p.lane], p.key)
+		if len(s.m[p.lane]) == 0 {
+			delete(s.m, p.lane)
+		}
+	}
+	for _, p := range parked {
+		if s.m[p.lane] == nil {
+			s.m[p.lane] = make(map[string]bool)
+		}
+		s.m[p.lane][p.key] = true
+	}
+}
+
+// reset forgets everything (after a rebalance or a rebuilt session, when
+// the retry partitions may have moved).
+func (s *parkedSet) reset() { s.m = make(map[string]map[string]bool) }
+
+// len returns the number of parked commands known.
+func (s *parkedSet) len() int {
+	n := 0
+	for _, ks := range s.m {
+		n += len(ks)
+	}
+	return n
+}
+
+type laneKeyPair struct{ lane, key string }

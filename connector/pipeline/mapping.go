@@ -1,0 +1,216 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/payapi"
+)
+
+// This file maps the Kafka model (codec commands) to the API model (payapi
+// requests). Everything here is pure: no I/O beyond the returned closure.
+
+// toCommand maps a decoded command to the call that executes it.
+func toCommand(c codec.Command) (*command, error) {
+	call, err := callFor(c)
+	if err != nil {
+		return nil, err
+	}
+	return &command{Kind: string(c.Kind()), SessionID: c.SessionRef(), call: call}, nil
+}
+
+// callFor returns the API call of a command.
+func callFor(c codec.Command) (callFunc, error) {
+	switch c := c.(type) {
+	case *codec.InitPayout:
+		req := payapi.InitPayoutRequest{Instrument: instrument(&c.Instrument), Amount: amount(&c.Amount, &c.Currency),
+			Participants: participants(c.Participants), Customer: customer(c.Customer), Metadata: metadata(c.Metadata)}
+		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
+			return a.InitPayout(ctx, req, o...)
+		}), nil
+	case *codec.InitPayment:
+		req := payapi.InitPaymentRequest{Instrument: instrument(&c.Instrument), Amount: amount(&c.Amount, &c.Currency),
+			Customer: customer(&c.Customer), Participants: participants(c.Participants),
+			PaymentOptions: paymentOptions(c.PaymentOptions), Metadata: metadata(c.Metadata)}
+		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
+			return a.InitPayment(ctx, req, o...)
+		}), nil
+	case *codec.CreateSession:
+		req := payapi.CreateSessionRequest{PayoutInstrument: instrument(c.PayoutInstrument),
+			PaymentInstrument: instrument(c.PaymentInstrument), Amount: amount(c.Amount, c.Currency),
+			Participants: participants(c.Participants), Customer: customer(c.Customer),
+			PaymentOptions: paymentOptions(c.PaymentOptions), Metadata: metadata(c.Metadata)}
+		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
+			return a.CreateSession(ctx, req, o...)
+		}), nil
+	case *codec.StartPayout:
+		req := payapi.StartPayoutRequest{SessionID: c.SessionID, Instrument: instrument(c.Instrument),
+			Amount: amount(c.Amount, c.Currency), Participants: participants(c.Participants),
+			Customer: customer(c.Customer), Metadata: metadata(c.Metadata)}
+		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
+			return a.StartPayout(ctx, req, o...)
+		}), nil
+	case *codec.StartPayment:
+		req := payapi.StartPaymentRequest{SessionID: c.SessionID, Instrument: instrument(c.Instrument),
+			Amount: amount(c.Amount, c.Currency), Customer: customer(c.Customer),
+			Participants: participants(c.Participants), PaymentOptions: paymentOptions(c.PaymentOptions),
+			Metadata: metadata(c.Metadata)}
+		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
+			return a.StartPayment(ctx, req, o...)
+		}), nil
+	}
+	return sessionCallFor(c)
+}
+
+// sessionCallFor maps the commands that act on an existing session or on
+// no session at all.
+func sessionCallFor(c codec.Command) (callFunc, error) {
+	switch c := c.(type) {
+	case *codec.Capture:
+		req := payapi.CaptureRequest{SessionID: c.SessionID, Amount: amount(c.Amount, c.Currency)}
+		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
+			return a.Capture(ctx, req, o...)
+		}), nil
+	case *codec.Refund:
+		req := payapi.RefundRequest{SessionID: c.SessionID, Amount: amount(c.Amount, c.Currency), Metadata: metadata(c.Metadata)}
+		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
+			return a.Refund(ctx, req, o...)
+		}), nil
+	case *codec.Confirm:
+		id := c.SessionID
+		return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {
+			return a.Confirm(ctx, id, o...)
+		}, nil
+	case *codec.Cancel:
+		id := c.SessionID
+		return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {
+			return a.Cancel(ctx, id, o...)
+		}, nil
+	case *codec.StatusRefresh:
+		id := c.SessionID
+		return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {
+			return a.Status(ctx, id, o...)
+		}, nil
+	case *codec.FPSVerification:
+		req := payapi.FPSVerificationRequest{Phone: c.Phone, BankID: c.BankID, Recipient: recipient(&c.Recipient)}
+		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
+			return a.VerifyFPSCustomer(ctx, req, o...)
+		}), nil
+	case *codec.DisableRecurring:
+		token := c.Token
+		return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {
+			_, err := a.DisableRecurring(ctx, token, o...)
+			return nil, err
+		}, nil
+	case *codec.BankPayPush:
+		id, phone := c.SessionID, c.Phone
+		return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {
+			return nil, a.BankPayPush(ctx, id, phone, o...)
+		}, nil
+	}
+	return nil, fmt.Errorf("no API call for command type %T", c)
+}
+
+func sessionCall(f func(context.Context, API, []payapi.CallOption) (*payapi.Session, error)) callFunc {
+	return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) { return f(ctx, a, o) }
+}
+
+func amount(v *int64, cur *string) *payapi.Amount {
+	if v == nil {
+		return nil
+	}
+	a := &payapi.Amount{Value: *v}
+	if cur != nil {
+		a.Currency = *cur
+	}
+	return a
+}
+
+func metadata(m *codec.Metadata) json.RawMessage {
+	if m == nil {
+		return nil
+	}
+	return m.Raw()
+}
+
+func instrument(in *codec.Instrument) *payapi.Instrument {
+	if in == nil {
+		return nil
+	}
+	out := &payapi.Instrument{Type: in.Type}
+	if c := in.Card; c != nil {
+		out.Card = &payapi.Card{Type: c.Type}
+		if b := c.BankCard; b != nil {
+			out.Card.BankCard = &payapi.BankCard{Number: b.Number, ExpirationMonth: b.ExpirationMonth, ExpirationYear: b.ExpirationYear}
+			if b.SecurityCode != nil {
+				out.Card.BankCard.SecurityCode = *b.SecurityCode
+			}
+		}
+		if t := c.TokenizedCard; t != nil {
+			out.Card.TokenizedCard = &payapi.TokenizedCard{Token: t.Token}
+		}
+		if e := c.EncryptedCard; e != nil {
+			out.Card.EncryptedCard = &payapi.EncryptedCard{NumberHash: e.NumberHash}
+		}
+	}
+	if b := in.BankAccount; b != nil {
+		out.BankAccount = &payapi.BankAccount{SystemType: b.SystemType}
+		if r := b.RU; r != nil {
+			out.BankAccount.RU = &payapi.RUAccount{BIC: r.BIC, Account: r.Account, FullName: r.FullName,
+				Description: deref(r.Description), IsFast: r.IsFast}
+		}
+		if f := b.FPS; f != nil {
+			out.BankAccount.FPS = &payapi.FPSVerification{Phone: f.Phone, BankID: f.BankID}
+		}
+	}
+	return out
+}
+
+func customer(c *codec.Customer) *payapi.Customer {
+	if c == nil {
+		return nil
+	}
+	out := &payapi.Customer{Reference: c.Reference}
+	for _, e := range c.Emails {
+		out.Contacts = append(out.Contacts, payapi.Contact{Email: e})
+	}
+	return out
+}
+
+func participants(p *codec.Participants) *payapi.ParticipantDetails {
+	if p == nil {
+		return nil
+	}
+	out := &payapi.ParticipantDetails{}
+	if s := p.Sender; s != nil {
+		out.Sender = &payapi.Sender{FullName: deref(s.FullName), FirstName: deref(s.FirstName), LastName: deref(s.LastName),
+			City: deref(s.City), Street: deref(s.Street), IPv4: deref(s.IPv4), PostalCode: deref(s.PostalCode), Email: deref(s.Email)}
+	}
+	if r := p.Recipient; r != nil {
+		rr := recipient(r)
+		out.Recipient = &rr
+	}
+	return out
+}
+
+func recipient(r *codec.Recipient) payapi.Recipient {
+	return payapi.Recipient{FullName: deref(r.FullName), FirstName: deref(r.FirstName),
+		LastName: deref(r.LastName), MiddleName: deref(r.MiddleName)}
+}
+
+func paymentOptions(o *codec.PaymentOptions) *payapi.PaymentOptions {
+	if o == nil {
+		return nil
+	}
+	return &payapi.PaymentOptions{ReturnURL: deref(o.ReturnURL)}
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

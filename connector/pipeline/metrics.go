@@ -1,0 +1,76 @@
+package pipeline
+
+import (
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/paysession/paysession/internal/payapi"
+)
+
+// metrics are the pipeline's Prometheus series.
+type metrics struct {
+	commands     *prometheus.CounterVec   // kind, status
+	apiDuration  *prometheus.HistogramVec // endpoint, outcome
+	retries      *prometheus.CounterVec   // kind
+	inFlight     prometheus.Gauge
+	transactions *prometheus.CounterVec // result
+	deadLetters  prometheus.Counter
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paysession_pipeline_commands_total",
+			Help: "Commands with a committed result, by kind and status.",
+		}, []string{"kind", "status"}),
+		apiDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "paysession_api_request_duration_seconds",
+			Help:    "Duration of API calls made by the pipeline, by endpoint (command kind) and outcome.",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
+		}, []string{"endpoint", "outcome"}),
+		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paysession_pipeline_retries_total",
+			Help: "API call retries, by command kind.",
+		}, []string{"kind"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "paysession_pipeline_in_flight",
+			Help: "API calls in flight.",
+		}),
+		transactions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paysession_pipeline_transactions_total",
+			Help: "Kafka transactions ended, by result (commit, abort, unknown).",
+		}, []string{"result"}),
+		deadLetters: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "paysession_pipeline_dead_letters_total",
+			Help: "Records committed to the dead-letter topic.",
+		}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	var errs []error
+	for _, c := range []prometheus.Collector{m.commands, m.apiDuration, m.retries, m.inFlight, m.transactions, m.deadLetters} {
+		errs = append(errs, reg.Register(c))
+	}
+	return m, errors.Join(errs...)
+}
+
+// observeCall records one API call's duration with a bounded outcome label.
+func (m *metrics) observeCall(kind string, err error, d time.Duration) {
+	outcome := "ok"
+	if err != nil {
+		outcome = "error"
+		var ae *payapi.Error
+		if errors.As(err, &ae) {
+			switch {
+			case ae.Retryable:
+				outcome = "retryable"
+			case ae.HTTPStatus == 0 && ae.Sent:
+				outcome = "lost"
+			}
+		}
+	}
+	m.apiDuration.WithLabelValues(kind, outcome).Observe(d.Seconds())
+}

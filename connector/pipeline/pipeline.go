@@ -1,0 +1,163 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Pipeline consumes command topics and executes each command against the
+// payment API, publishing outcomes and consumer offsets in one transaction.
+type Pipeline struct {
+	cfg     Config
+	api     API
+	clock   Clock
+	log     *slog.Logger
+	metrics *metrics
+	backoff *backoff
+	limiter *limiter
+	health  *health
+	sem     chan struct{}
+	kinds   map[string]string // topic → command kind
+	topics  []string          // every consumed topic
+
+	parked *parkedSet // touched only by the Run goroutine
+
+	mu          sync.Mutex
+	cancelBatch context.CancelFunc // cancels the running batch (on revoke)
+	revoked     bool               // a revoke or loss hit the running batch
+}
+
+// New validates the configuration and returns a Pipeline ready to Run.
+func New(cfg Config) (*Pipeline, error) {
+	cfg.defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("pipeline config: %w", err)
+	}
+	m, err := newMetrics(cfg.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline metrics: %w", err)
+	}
+	p := &Pipeline{
+		cfg:     cfg,
+		api:     cfg.API,
+		clock:   cfg.Clock,
+		log:     cfg.Logger,
+		metrics: m,
+		backoff: newBackoff(cfg.Retry, cfg.JitterSeed),
+		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst),
+		health:  &health{threshold: cfg.PauseAfterFailures},
+		sem:     make(chan struct{}, cfg.Concurrency),
+		kinds:   make(map[string]string),
+		parked:  newParkedSet(),
+	}
+	for k, t := range cfg.Topics.Commands {
+		p.kinds[t] = string(k)
+		p.topics = append(p.topics, t)
+	}
+	p.topics = append(p.topics, cfg.Topics.Retry)
+	return p, nil
+}
+
+// Run consumes and executes commands until ctx ends, then finishes or parks
+// the open batch within ShutdownGrace, commits it, leaves the group and
+// returns. A transaction whose end is unknown rebuilds the Kafka session (and
+// so re-reads the committed offsets); replays are safe because every command
+// reuses its idempotency key.
+func (p *Pipeline) Run(ctx context.Context) error {
+	for {
+		s, err := p.newSession()
+		if err != nil {
+			return err
+		}
+		err = p.runSession(ctx, s)
+		s.Close() // leaves the group
+		if ctx.Err() != nil {
+			return nil
+		}
+		p.log.Warn("rebuilding kafka session", slog.Any("error", err))
+		p.parked.reset()
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// newSession builds the transactional group session.
+func (p *Pipeline) newSession() (*kgo.GroupTransactSession, error) {
+	opts := append([]kgo.Opt{}, p.cfg.Kafka...)
+	opts = append(opts,
+		kgo.ConsumerGroup(p.cfg.GroupID),
+		kgo.ConsumeTopics(p.topics...),
+		kgo.TransactionalID(p.cfg.TransactionalID),
+		kgo.TransactionTimeout(p.cfg.TransactionTimeout),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.RequireStableFetchOffsets(),
+		kgo.OnPartitionsRevoked(p.onRevoked),
+		kgo.OnPartitionsLost(p.onRevoked),
+	)
+	s, err := kgo.NewGroupTransactSession(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka session: %w", err)
+	}
+	return s, nil
+}
+
+// onRevoked runs on a rebalance that takes partitions away: the batch in
+// flight cannot commit (the session aborts it), so stop its work now.
+func (p *Pipeline) onRevoked(_ context.Context, _ *kgo.Client, rev map[string][]int32) {
+	if len(rev) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.revoked = true
+	if p.cancelBatch != nil {
+		p.cancelBatch()
+	}
+}
+
+// runSession is the poll → batch → end loop of one Kafka session.
+func (p *Pipeline) runSession(ctx context.Context, s *kgo.GroupTransactSession) error {
+	var retryPausedUntil time.Time
+	for ctx.Err() == nil {
+		if !p.awaitHealthy(ctx, s) {
+			return nil
+		}
+		if !retryPausedUntil.IsZero() && !p.clock.Now().Before(retryPausedUntil) {
+			s.Client().ResumeFetchTopics(p.cfg.Topics.Retry)
+			retryPausedUntil = time.Time{}
+		}
+		pollCtx, cancel := context.WithTimeout(ctx, time.Second)
+		fetches := s.PollRecords(pollCtx, p.cfg.MaxPollRecords)
+		cancel()
+		if fetches.IsClientClosed() {
+			return errors.New("kafka client closed")
+		}
+		fetches.EachError(func(t string, part int32, err error) {
+			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+				p.log.Warn("fetch error", slog.String("topic", t), slog.Int("partition", int(part)), slog.Any("error", err))
+			}
+		})
+		recs := fetches.Records()
+		if len(recs) == 0 {
+			continue
+		}
+		b, err := p.transact(ctx, s, recs)
+		if err != nil {
+			return err
+		}
+		if t := b.earliestNotDue(); !t.IsZero() {
+			s.Client().PauseFetchTopics(p.cfg.Topics.Retry)
+			retryPausedUntil = t
+		}
+	}
+	return nil
+}

@@ -1,0 +1,138 @@
+package pipeline
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/payapi"
+)
+
+// This file maps outcomes (the API model and the pipeline's decisions) to
+// the Kafka model: command-result, session-state, dead-letter and retry
+// records. resultOf, deadLetterOf and retryRecord are pure.
+
+// resultOf builds the command-result of a finished command.
+func resultOf(out *outcome, now time.Time, apiVersion int) *codec.CommandResult {
+	in := out.in
+	r := &codec.CommandResult{
+		IdempotencyKey:   in.key,
+		Kind:             codec.CommandKind(in.kind),
+		SourceTopic:      in.src.Topic,
+		SourcePartition:  in.src.Partition,
+		SourceOffset:     in.src.Offset,
+		Status:           codec.CommandStatus(out.verdict.Status),
+		ErrorCode:        optional(out.verdict.Code),
+		ErrorDescription: optional(out.verdict.Description),
+		ErrorField:       optional(out.verdict.Field),
+		ErrorRule:        optional(out.verdict.Rule),
+		SessionID:        optional(out.sessionID),
+		Attempts:         int32(out.attempts),
+		FirstAttemptAt:   optionalTime(out.first),
+		LastAttemptAt:    optionalTime(out.last),
+		LatencyMicros:    out.latency.Microseconds(),
+		RecordTimestamp:  optionalTime(in.recordTime),
+		CompletedAt:      now.UTC(),
+	}
+	if apiVersion > 0 {
+		v := int32(apiVersion)
+		r.APIVersion = &v
+	}
+	return r
+}
+
+// deadLetterOf builds the dead-letter record of an invalid command.
+func deadLetterOf(out *outcome, now time.Time) *codec.DeadLetter {
+	in := out.in
+	d := &codec.DeadLetter{
+		OriginalTopic:     in.src.Topic,
+		OriginalPartition: in.src.Partition,
+		OriginalOffset:    in.src.Offset,
+		OriginalKey:       []byte(in.key),
+		OriginalValue:     in.rec.Value,
+		OriginalTimestamp: optionalTime(in.recordTime),
+		Error:             codec.Scrub(out.verdict.Description),
+		ErrorField:        optional(out.verdict.Field),
+		FailedAt:          now.UTC(),
+	}
+	for _, h := range foreignHeaders(in.rec) {
+		d.OriginalHeaders = append(d.OriginalHeaders, codec.Header{Key: h.Key, Value: h.Value})
+	}
+	return d
+}
+
+// deadLetterHeaders are the error headers on a dead-letter record.
+func deadLetterHeaders(out *outcome) []kgo.RecordHeader {
+	hs := []kgo.RecordHeader{
+		hdr(HeaderErrorCode, out.verdict.Code),
+		hdr(HeaderError, codec.Scrub(out.verdict.Description)),
+		hdr(HeaderKind, out.in.kind),
+		hdrInt(HeaderRecordTime, out.in.recordTime.UnixMilli()),
+	}
+	if out.verdict.Field != "" {
+		hs = append(hs, hdr(HeaderErrorField, out.verdict.Field))
+	}
+	return hs
+}
+
+// retryRecord builds the record that parks a command in the retry topic. It
+// is keyed by the lane (session id, else idempotency key) so that a session's
+// parked commands share a partition and come back in order; the idempotency
+// key and the command's origin travel in headers.
+func retryRecord(out *outcome, topic string) *kgo.Record {
+	in, r := out.in, out.park.retry
+	hs := append(foreignHeaders(in.rec),
+		hdr(HeaderKey, in.key),
+		hdr(HeaderKind, in.kind),
+		hdr(HeaderSourceTopic, in.src.Topic),
+		hdrInt(HeaderSourcePartition, int64(in.src.Partition)),
+		hdrInt(HeaderSourceOffset, in.src.Offset),
+		hdrInt(HeaderRecordTime, in.recordTime.UnixMilli()),
+		hdrInt(HeaderAttempts, int64(r.attempts)),
+		hdrTime(HeaderNextAttempt, r.nextAttempt),
+		hdr(HeaderSent, strconv.FormatBool(r.sent)),
+	)
+	if !r.firstAttempt.IsZero() {
+		hs = append(hs, hdrTime(HeaderFirstAttempt, r.firstAttempt))
+	}
+	key := in.key
+	if id := in.sessionID(); id != "" {
+		key = id
+	}
+	return &kgo.Record{Topic: topic, Key: []byte(key), Value: in.rec.Value, Headers: hs}
+}
+
+// sessionStates lists the session states an outcome learned, with their
+// source: the response (api_response) and a settling status query (poll).
+func sessionStates(out *outcome) []learned {
+	var ls []learned
+	if out.session != nil && out.session.ID != "" {
+		ls = append(ls, learned{out.session, codec.SourceAPIResponse})
+	}
+	if out.polled != nil && out.polled.ID != "" {
+		ls = append(ls, learned{out.polled, codec.SourcePoll})
+	}
+	return ls
+}
+
+type learned struct {
+	session *payapi.Session
+	source  codec.SessionSource
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func optionalTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

@@ -1,0 +1,119 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// transact runs one batch inside one transaction: Begin → execute the lanes
+// under the batch deadline → produce outcomes and retry records → End. It
+// returns an error only when the transaction's end is unknown, which the
+// caller answers by rebuilding the session.
+func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, recs []*kgo.Record) (*batch, error) {
+	b := p.newBatch(recs)
+	if err := s.Begin(); err != nil {
+		return b, fmt.Errorf("begin transaction: %w", err)
+	}
+	bctx, cancel := p.batchContext(ctx)
+	p.runBatch(bctx, b)
+	cancel()
+
+	p.mu.Lock()
+	revoked := p.revoked
+	p.cancelBatch, p.revoked = nil, false
+	p.mu.Unlock()
+
+	commit := !revoked
+	if commit {
+		if err := p.produce(ctx, s, b); err != nil {
+			p.log.Warn("producing outcomes failed; aborting", slog.Any("error", err))
+			commit = false
+		}
+	}
+	endCtx, endCancel := context.WithTimeout(context.Background(), p.cfg.TransactionTimeout)
+	defer endCancel()
+	committed, err := s.End(endCtx, kgo.TransactionEndTry(commit))
+	switch {
+	case err != nil:
+		// The commit may have happened (franz-go issues 1052, 1207): the
+		// caller rebuilds the session, which re-reads committed offsets.
+		p.metrics.transactions.WithLabelValues("unknown").Inc()
+		p.log.Error("transaction end unknown", slog.Int("records", len(recs)), slog.Any("error", err))
+		return b, fmt.Errorf("end transaction: %w", err)
+	case committed:
+		p.metrics.transactions.WithLabelValues("commit").Inc()
+		p.parked.apply(b.parkedChanges())
+		p.countCommitted(b)
+	default:
+		p.metrics.transactions.WithLabelValues("abort").Inc()
+		p.log.Info("transaction aborted; records will be redelivered", slog.Int("records", len(recs)), slog.Bool("revoked", revoked))
+		if revoked {
+			p.parked.reset()
+		}
+	}
+	return b, nil
+}
+
+// batchContext bounds a batch by BatchDeadline, by ShutdownGrace once ctx
+// ends, and by a revoke. It does not derive from ctx: on shutdown the batch
+// finishes or parks its work and still commits.
+func (p *Pipeline) batchContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	bctx, cancel := context.WithTimeout(context.Background(), p.cfg.BatchDeadline)
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(p.cfg.ShutdownGrace, cancel)
+		context.AfterFunc(bctx, func() { t.Stop() })
+	})
+	p.mu.Lock()
+	p.cancelBatch = cancel
+	p.mu.Unlock()
+	return bctx, func() { stop(); cancel() }
+}
+
+// produce writes the batch's records into the open transaction and waits for
+// every acknowledgement.
+func (p *Pipeline) produce(ctx context.Context, s *kgo.GroupTransactSession, b *batch) error {
+	recs, err := p.recordsOf(b)
+	if err != nil {
+		return err
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	pctx, cancel := context.WithTimeout(context.Background(), p.cfg.TransactionTimeout/2)
+	defer cancel()
+	for _, r := range recs {
+		wg.Add(1)
+		s.Produce(pctx, r, func(_ *kgo.Record, err error) {
+			defer wg.Done()
+			if err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+// countCommitted updates the per-command metrics of a committed batch.
+func (p *Pipeline) countCommitted(b *batch) {
+	for _, out := range b.outcomes {
+		if out.park != nil {
+			continue
+		}
+		p.metrics.commands.WithLabelValues(out.in.kind, string(out.verdict.Status)).Inc()
+		if out.verdict.Status == StatusInvalid {
+			p.metrics.deadLetters.Inc()
+		}
+	}
+}

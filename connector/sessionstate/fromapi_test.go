@@ -76,7 +76,7 @@ func TestFromAPI(t *testing.T) {
 				Customer:            &payapi.Customer{Reference: "cust-7", Contacts: []payapi.Contact{{Email: "a@example.com"}}},
 				Metadata:            json.RawMessage(`{ "order": 42 }`),
 				CustomerInteraction: &payapi.CustomerInteraction{Type: "redirect", Redirect: &payapi.Redirect{URL: "https://acs.example/3ds"}},
-				Refunds: []payapi.Refund{{ID: "rf_1", Status: "accepted", IsChargeback: true, Amount: &payapi.Amount{Value: 100, Currency: "rub"}}}}}},
+				Refunds:             []payapi.Refund{{ID: "rf_1", Status: "accepted", IsChargeback: true, Amount: &payapi.Amount{Value: 100, Currency: "rub"}}}}}},
 			check: func(t *testing.T, got *codec.SessionState) {
 				op := got.Session.Operations[0]
 				eq(t, "customer", deref(op.CustomerReference), "cust-7")

@@ -47,7 +47,7 @@ func (c *Client) call(ctx context.Context, ep endpoint, payload any, opts []Call
 			return nil, &Error{Code: CodeInvalidIdempotencyKey, Endpoint: ep.path, Description: err.Error()}
 		}
 	}
-	body, err := json.Marshal(payload)
+	body, err := encodeBody(payload)
 	if err != nil {
 		return nil, &Error{Code: CodeInvalidArgument, Endpoint: ep.path, Description: "request cannot be serialized", Err: err}
 	}
@@ -59,6 +59,18 @@ func (c *Client) call(ctx context.Context, ep endpoint, payload any, opts []Call
 	env, err := c.roundTrip(ctx, ep, body, sig, o)
 	c.logCall(ctx, ep, start, err)
 	return env, err
+}
+
+// encodeBody serializes a request once; '<', '>' and '&' are written as is
+// (the bytes are signed as written, so readability costs nothing).
+func encodeBody(payload any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(payload); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func (c *Client) newRequest(ctx context.Context, ep endpoint, body []byte, sig string, o callOptions) (*http.Request, error) {

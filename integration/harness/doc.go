@@ -1,0 +1,20 @@
+// Package harness gives integration tests the real processes they run against, starting with an
+// Apache Kafka broker.
+//
+// It sits beside the data path, not in it: tests of the pipeline, the webhook ingress and the
+// publishers get their broker here, produce commands into it and read outcomes back out.
+//
+// The broker is a plain Java process (no container engine is needed or used, so testcontainers-go
+// is deliberately absent): a single-node KRaft broker+controller on free loopback ports, started
+// from broker jars that Maven fetches once into the ignored cache folder .cache/kafka/libs.
+//
+//   - [Kafka] gives a test the bootstrap addresses of a broker: KAFKA_BROKERS when set (make test
+//     sets it), otherwise one local broker shared by the whole test binary ([Shutdown] or [Main]
+//     stops it).
+//   - [Topic] creates a uniquely named topic that is deleted when the test ends.
+//   - [StartBroker] / [StartTestBroker] start a private broker that a fault test may [Broker.Kill]
+//     and [Broker.Restart] on the same data directory and ports.
+//
+// The kafkad command (integration/harness/kafkad) wraps the same launcher for make kafka-up and
+// make kafka-down.
+package harness

@@ -1,0 +1,169 @@
+package harness
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// BrokersEnv names the environment variable with the bootstrap addresses of an existing cluster
+// (comma-separated). make test sets it to the broker that make kafka-up started.
+const BrokersEnv = "KAFKA_BROKERS"
+
+// shared is the broker of this test binary, started on first use when BrokersEnv is unset.
+var shared struct {
+	once   sync.Once
+	broker *Broker
+	dir    string
+	err    error
+}
+
+// Kafka returns the bootstrap addresses of a Kafka cluster for t: $KAFKA_BROKERS when set,
+// otherwise a local broker started once for the whole test binary (stopped by Shutdown or Main;
+// if neither runs, the broker still dies with the test binary). In -short mode the test is
+// skipped: -short is the unit-test run, which has no broker.
+func Kafka(t testing.TB) []string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a Kafka broker: skipped in -short mode")
+	}
+	if env := os.Getenv(BrokersEnv); env != "" {
+		return strings.Split(env, ",")
+	}
+	shared.once.Do(startShared)
+	if shared.err != nil {
+		t.Fatalf("local kafka broker: %v", shared.err)
+	}
+	return []string{shared.broker.Addr()}
+}
+
+func startShared() {
+	shared.dir, shared.err = os.MkdirTemp("", "paysession-kafka-")
+	if shared.err != nil {
+		return
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	shared.broker, shared.err = StartBroker(context.Background(), BrokerConfig{Dir: shared.dir, Logger: logger})
+}
+
+// Shutdown stops the broker that Kafka started for this test binary, if any, and removes its
+// directory. Call it from TestMain after m.Run (or use Main).
+func Shutdown() {
+	if shared.broker != nil {
+		_ = shared.broker.Stop()
+	}
+	if shared.dir != "" {
+		_ = os.RemoveAll(shared.dir)
+	}
+}
+
+// Main runs the tests of a package that uses Kafka and stops the local broker afterwards:
+//
+//	func TestMain(m *testing.M) { harness.Main(m) }
+func Main(m *testing.M) {
+	code := m.Run()
+	Shutdown()
+	os.Exit(code)
+}
+
+// StartTestBroker starts a private broker for t alone, in t.TempDir(), stopped when t ends: for
+// fault tests that Kill and Restart it. props override broker settings (nil for none). Skipped in
+// -short mode.
+func StartTestBroker(t testing.TB, props map[string]string) *Broker {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a Kafka broker: skipped in -short mode")
+	}
+	b, err := StartBroker(context.Background(), BrokerConfig{Dir: t.TempDir(), Properties: props})
+	if err != nil {
+		t.Fatalf("start test broker: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := b.Stop(); err != nil {
+			t.Errorf("stop test broker: %v", err)
+		}
+	})
+	return b
+}
+
+// NewClient returns a franz-go client seeded with Kafka(t) and closed when t ends.
+func NewClient(t testing.TB, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(Kafka(t)...)}, opts...)...)
+	if err != nil {
+		t.Fatalf("kafka client: %v", err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+var unsafeTopicChars = regexp.MustCompile(`[^a-zA-Z0-9._-]+`)
+
+// Topic creates a topic named after t plus a random suffix, with the given number of partitions
+// and the cluster's default replication factor, waits until every partition has a leader, and
+// deletes it when t ends. Tests sharing one cluster therefore never see each other's records.
+func Topic(t testing.TB, cl *kgo.Client, partitions int32) string {
+	t.Helper()
+	var suffix [4]byte
+	_, _ = rand.Read(suffix[:])
+	name := unsafeTopicChars.ReplaceAllString(t.Name(), "-")
+	name = fmt.Sprintf("test.%.120s.%s", name, hex.EncodeToString(suffix[:]))
+	adm := kadm.NewClient(cl) // not closed: that would close cl, which the caller owns
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := adm.CreateTopic(ctx, partitions, -1, nil, name)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		t.Fatalf("create topic %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := adm.DeleteTopic(ctx, name); err != nil {
+			t.Logf("delete topic %s: %v", name, err)
+		}
+	})
+	Eventually(t, 30*time.Second, "topic "+name+" has leaders", func() bool {
+		md, err := adm.Metadata(ctx, name)
+		if err != nil {
+			return false
+		}
+		td, ok := md.Topics[name]
+		if !ok || td.Err != nil || len(td.Partitions) != int(partitions) {
+			return false
+		}
+		for _, p := range td.Partitions {
+			if p.Err != nil || p.Leader < 0 {
+				return false
+			}
+		}
+		return true
+	})
+	return name
+}
+
+// Eventually polls cond every 50ms until it holds, failing t with what (the condition in words)
+// if it does not hold within timeout. Tests wait on conditions this way, never on fixed sleeps.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for: %s", timeout, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

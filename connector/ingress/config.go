@@ -1,0 +1,135 @@
+package ingress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/signing"
+)
+
+// Producer is the part of *kgo.Client the ingress uses. The client must be
+// non-transactional, with acks=all and idempotence (franz-go's defaults).
+type Producer interface {
+	Produce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error))
+}
+
+// Config configures an Ingress. Zero durations and sizes take the defaults
+// shown.
+type Config struct {
+	// Path is the URL path served; other paths get 404. Default "/webhooks".
+	Path string
+	// Verifier checks X-PARTNER-SIGN; build it with signing.NewRSAVerifier
+	// and every current service public key (rotation). Required.
+	Verifier signing.Verifier
+	// Producer publishes the records. Required.
+	Producer Producer
+	// Encoder encodes the outcome records. Required.
+	Encoder Encoder
+	// Tracker keeps the sessions topic monotonic; share it with the
+	// pipeline and the reconciler of the same process. Required.
+	Tracker *sessionstate.Tracker
+	// WebhookEventsTopic default "payments.webhook-events".
+	WebhookEventsTopic string
+	// SessionsTopic default "payments.sessions".
+	SessionsTopic string
+	// MaxBodyBytes answers 413 above it. Default 1 MiB.
+	MaxBodyBytes int64
+	// PublishTimeout bounds the wait for Kafka before answering 503.
+	// Default 10s.
+	PublishTimeout time.Duration
+	// DeliveryTimeout bounds how long records of an unanswered webhook may
+	// stay buffered in the producer; a redelivery within it waits for them
+	// instead of producing again. Default 2m; at least PublishTimeout.
+	DeliveryTimeout time.Duration
+	// DedupeTTL is how long an event id is remembered. Default 25h.
+	DedupeTTL time.Duration
+	// DedupeMaxEntries bounds the dedupe cache. Default 500000.
+	DedupeMaxEntries int
+	// DefaultAPIVersion is recorded when the payload has no operation array
+	// that tells the version. Default 1.
+	DefaultAPIVersion int
+	// Registerer receives the metrics; nil registers nowhere.
+	Registerer prometheus.Registerer
+	// Logger is required.
+	Logger *slog.Logger
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+func (c *Config) defaults() {
+	setDefault(&c.Path, "/webhooks")
+	setDefault(&c.WebhookEventsTopic, "payments.webhook-events")
+	setDefault(&c.SessionsTopic, "payments.sessions")
+	setDefault(&c.MaxBodyBytes, 1<<20)
+	setDefault(&c.PublishTimeout, 10*time.Second)
+	setDefault(&c.DeliveryTimeout, 2*time.Minute)
+	setDefault(&c.DedupeTTL, 25*time.Hour)
+	setDefault(&c.DedupeMaxEntries, 500000)
+	setDefault(&c.DefaultAPIVersion, 1)
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+func setDefault[T comparable](p *T, v T) {
+	var zero T
+	if *p == zero {
+		*p = v
+	}
+}
+
+// Validate reports every missing or invalid field at once. Zero values that
+// have defaults are valid.
+func (c Config) Validate() error {
+	var errs []error
+	add := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{field}, args...)...))
+	}
+	if c.Path != "" && !strings.HasPrefix(c.Path, "/") {
+		add("Path", "%q must start with /", c.Path)
+	}
+	if c.Verifier == nil {
+		add("Verifier", "required")
+	}
+	if c.Producer == nil {
+		add("Producer", "required")
+	}
+	if c.Encoder == nil {
+		add("Encoder", "required")
+	}
+	if c.Tracker == nil {
+		add("Tracker", "required")
+	}
+	if c.Logger == nil {
+		add("Logger", "required")
+	}
+	if c.MaxBodyBytes < 0 {
+		add("MaxBodyBytes", "%d is negative", c.MaxBodyBytes)
+	}
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{{"PublishTimeout", c.PublishTimeout}, {"DeliveryTimeout", c.DeliveryTimeout}, {"DedupeTTL", c.DedupeTTL}} {
+		if d.d < 0 {
+			add(d.name, "%s is negative", d.d)
+		}
+	}
+	if c.PublishTimeout > 0 && c.DeliveryTimeout > 0 && c.DeliveryTimeout < c.PublishTimeout {
+		add("DeliveryTimeout", "%s is shorter than PublishTimeout %s", c.DeliveryTimeout, c.PublishTimeout)
+	}
+	if c.DedupeMaxEntries < 0 {
+		add("DedupeMaxEntries", "%d is negative", c.DedupeMaxEntries)
+	}
+	if c.DefaultAPIVersion != 0 && c.DefaultAPIVersion != 1 && c.DefaultAPIVersion != 2 {
+		add("DefaultAPIVersion", "%d: want 1 or 2", c.DefaultAPIVersion)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,130 @@
+package ingress
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"time"
+)
+
+// ServeHTTP answers one webhook delivery. Every 4xx publishes nothing; 200
+// means Kafka acknowledged every record of the webhook (or did so for an
+// earlier delivery of the same body); 503 asks the service to retry.
+func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	in.handlers.Add(1)
+	defer in.handlers.Done()
+	if code, verdict := in.precheck(r); code != 0 {
+		in.reject(w, code, "none", verdict)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, in.cfg.MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			in.reject(w, http.StatusRequestEntityTooLarge, "none", verdictTooLarge)
+			return
+		}
+		in.reject(w, http.StatusBadRequest, "none", verdictMalformed)
+		return
+	}
+	if err := in.cfg.Verifier.Verify(body, r.Header.Get("X-PARTNER-SIGN")); err != nil {
+		in.cfg.Logger.Warn("webhook signature rejected", slog.String("remote", r.RemoteAddr), slog.Any("error", err))
+		in.reject(w, http.StatusUnauthorized, "none", verdictBadSignature)
+		return
+	}
+	wh, err := parse(body, in.cfg.DefaultAPIVersion)
+	if err != nil {
+		in.cfg.Logger.Warn("webhook malformed", slog.Any("error", err))
+		in.reject(w, http.StatusBadRequest, "none", verdictMalformed)
+		return
+	}
+	if in.stopping.Load() {
+		in.reject(w, http.StatusServiceUnavailable, typeLabel(wh.Type), verdictUnavailable)
+		return
+	}
+	sum := sha256.Sum256(body)
+	in.accept(w, r, wh, hex.EncodeToString(sum[:]))
+}
+
+// precheck checks path, method and content type before reading the body.
+func (in *Ingress) precheck(r *http.Request) (int, string) {
+	if r.URL.Path != in.cfg.Path {
+		return http.StatusNotFound, verdictNotFound
+	}
+	if r.Method != http.MethodPost {
+		return http.StatusMethodNotAllowed, verdictBadMethod
+	}
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return http.StatusUnsupportedMediaType, verdictBadContentType
+	}
+	return 0, ""
+}
+
+// accept publishes a verified webhook, or waits for an earlier delivery of
+// the same body, and answers once Kafka has spoken or the wait timed out.
+func (in *Ingress) accept(w http.ResponseWriter, r *http.Request, wh *webhook, eventID string) {
+	log := in.cfg.Logger.With(slog.String("event_id", eventID), slog.String("session_id", wh.Session.ID),
+		slog.String("type", wh.Type))
+	received := in.cfg.Now()
+	d, _ := in.deliveries.getOrCreate(eventID, received, func() *delivery { return &delivery{} })
+	a, err := in.publish(d, wh, eventID, received)
+	if err != nil {
+		log.Error("webhook records not built", slog.Any("error", err))
+		in.reject(w, http.StatusServiceUnavailable, typeLabel(wh.Type), verdictUnavailable)
+		return
+	}
+	if a == nil {
+		log.Info("webhook duplicate, already published")
+		in.answer(w, http.StatusOK, typeLabel(wh.Type), verdictDuplicate)
+		return
+	}
+	if err := in.wait(r.Context(), a); err != nil {
+		log.Warn("webhook not published, asking for redelivery", slog.Any("error", err))
+		in.reject(w, http.StatusServiceUnavailable, typeLabel(wh.Type), verdictUnavailable)
+		return
+	}
+	log.Info("webhook published")
+	in.answer(w, http.StatusOK, typeLabel(wh.Type), verdictAccepted)
+}
+
+// publish builds d's records on first sight and starts producing what is
+// unsent, or returns the attempt already running. A nil attempt means every
+// record was already published.
+func (in *Ingress) publish(d *delivery, wh *webhook, eventID string, received time.Time) (*attempt, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.current != nil && !d.current.finished() {
+		return d.current, nil
+	}
+	mu := in.stripe(wh.Session.ID)
+	mu.Lock()
+	defer mu.Unlock()
+	if !d.built {
+		recs, err := in.build(wh, eventID, received)
+		if err != nil {
+			return nil, err
+		}
+		d.records, d.built = recs, true
+	}
+	d.current = in.startAttempt(d)
+	return d.current, nil
+}
+
+func (in *Ingress) reject(w http.ResponseWriter, code int, typ, verdict string) {
+	if code == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", http.MethodPost)
+	}
+	in.answer(w, code, typ, verdict)
+}
+
+func (in *Ingress) answer(w http.ResponseWriter, code int, typ, verdict string) {
+	in.metrics.requests.WithLabelValues(typ, verdict).Inc()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	io.WriteString(w, http.StatusText(code)+"\n")
+}

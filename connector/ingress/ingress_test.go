@@ -1,0 +1,336 @@
+package ingress
+
+import (
+	"bytes"
+	"context"
+	"crypto/rsa"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/signing"
+)
+
+const (
+	eventsTopic   = "payments.webhook-events"
+	sessionsTopic = "payments.sessions"
+)
+
+type fixture struct {
+	in   *Ingress
+	prod *fakeProducer
+	reg  *prometheus.Registry
+	key  *rsa.PrivateKey
+}
+
+func newFixture(t *testing.T, mutate func(*Config)) *fixture {
+	t.Helper()
+	cur, prev, _ := testKeys(t)
+	tr, err := sessionstate.NewTracker(sessionstate.TrackerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{prod: &fakeProducer{mode: "ok"}, reg: prometheus.NewRegistry(), key: cur}
+	cfg := Config{
+		Verifier:       signing.NewRSAVerifier(signing.PKCS1v15, &cur.PublicKey, &prev.PublicKey),
+		Producer:       f.prod,
+		Encoder:        jsonEncoder{},
+		Tracker:        tr,
+		MaxBodyBytes:   4096,
+		PublishTimeout: 200 * time.Millisecond,
+		Registerer:     f.reg,
+		Logger:         slog.New(slog.DiscardHandler),
+	}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	if f.in, err = New(cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.prod.release(); _ = f.in.Shutdown(context.Background()) })
+	return f
+}
+
+// body returns a v1 webhook for session id at updated_at t0+sec.
+func body(typ, id, status string, sec int) []byte {
+	upd := time.Date(2026, 11, 23, 10, 0, sec, 0, time.UTC).Format("2006-01-02T15:04:05.000000Z")
+	return []byte(fmt.Sprintf(`{"type":%q,"session":{"id":%q,"status":%q,"created_at":"2026-11-23T10:00:00.000000Z",`+
+		`"updated_at":%q,"payments":[{"id":"po_1","status":"in_progress","amount_details":{"amount":1000,"currency":"rub"}}],"added":1}}`,
+		typ, id, status, upd))
+}
+
+func sign(t *testing.T, k *rsa.PrivateKey, b []byte) string {
+	t.Helper()
+	s, err := signing.NewRSASigner(k, signing.PKCS1v15).Sign(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (f *fixture) post(t *testing.T, b []byte, sig string) int {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/webhooks", bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	if sig != "" {
+		req.Header.Set("X-PARTNER-SIGN", sig)
+	}
+	rec := httptest.NewRecorder()
+	f.in.ServeHTTP(rec, req)
+	return rec.Code
+}
+
+func TestRejectsPublishNothing(t *testing.T) {
+	cur, prev, forger := testKeys(t)
+	good := body("payment_finished", "ps_1", "accepted", 5)
+	tests := []struct {
+		name   string
+		method string
+		path   string
+		ctype  string
+		body   []byte
+		sig    func(t *testing.T) string
+		want   int
+	}{
+		{"get", http.MethodGet, "/webhooks", "application/json", good, nil, 405},
+		{"wrong path", http.MethodPost, "/other", "application/json", good, nil, 404},
+		{"text content type", http.MethodPost, "/webhooks", "text/plain", good, nil, 415},
+		{"no content type", http.MethodPost, "/webhooks", "", good, nil, 415},
+		{"oversized", http.MethodPost, "/webhooks", "application/json", bytes.Repeat([]byte(" "), 5000), nil, 413},
+		{"unsigned", http.MethodPost, "/webhooks", "application/json", good, nil, 401},
+		{"forged", http.MethodPost, "/webhooks", "application/json", good, func(t *testing.T) string { return sign(t, forger, good) }, 401},
+		{"tampered", http.MethodPost, "/webhooks", "application/json", bytes.Replace(good, []byte("1000"), []byte("9000"), 1),
+			func(t *testing.T) string { return sign(t, cur, good) }, 401},
+		{"garbage signature", http.MethodPost, "/webhooks", "application/json", good, func(*testing.T) string { return "!!notbase64" }, 401},
+		{"malformed json", http.MethodPost, "/webhooks", "application/json", []byte(`{"type":`), sigOf(cur, []byte(`{"type":`)), 400},
+		{"missing type", http.MethodPost, "/webhooks", "application/json", []byte(`{"session":{"id":"ps_1"}}`), sigOf(cur, []byte(`{"session":{"id":"ps_1"}}`)), 400},
+		{"missing session", http.MethodPost, "/webhooks", "application/json", []byte(`{"type":"payment_finished"}`), sigOf(cur, []byte(`{"type":"payment_finished"}`)), 400},
+		{"missing session id", http.MethodPost, "/webhooks", "application/json", []byte(`{"type":"x","session":{"status":"accepted"}}`), sigOf(cur, []byte(`{"type":"x","session":{"status":"accepted"}}`)), 400},
+		{"mixed versions", http.MethodPost, "/webhooks", "application/json", []byte(`{"type":"x","session":{"id":"ps_1","payments":[],"payment_list":[]}}`), sigOf(prev, []byte(`{"type":"x","session":{"id":"ps_1","payments":[],"payment_list":[]}}`)), 400},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			req := httptest.NewRequest(tc.method, tc.path, bytes.NewReader(tc.body))
+			if tc.ctype != "" {
+				req.Header.Set("Content-Type", tc.ctype)
+			}
+			if tc.sig != nil {
+				req.Header.Set("X-PARTNER-SIGN", tc.sig(t))
+			}
+			rec := httptest.NewRecorder()
+			f.in.ServeHTTP(rec, req)
+			if rec.Code != tc.want {
+				t.Fatalf("status = %d, want %d", rec.Code, tc.want)
+			}
+			if f.prod.produced != 0 {
+				t.Fatalf("produced %d records, want none", f.prod.produced)
+			}
+		})
+	}
+}
+
+func sigOf(k *rsa.PrivateKey, b []byte) func(t *testing.T) string {
+	return func(t *testing.T) string { return sign(t, k, b) }
+}
+
+func TestAcceptPublishesEventAndState(t *testing.T) {
+	_, prev, _ := testKeys(t)
+	tests := []struct {
+		name, typ string
+		key       func(f *fixture) *rsa.PrivateKey
+	}{
+		{"known type", "ready_to_confirm", func(f *fixture) *rsa.PrivateKey { return f.key }},
+		{"unknown type kept", "brand_new_type", func(f *fixture) *rsa.PrivateKey { return f.key }},
+		{"rotated key", "payment_finished", func(*fixture) *rsa.PrivateKey { return prev }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			b := body(tc.typ, "ps_7", "in_progress", 3)
+			if code := f.post(t, b, sign(t, tc.key(f), b)); code != 200 {
+				t.Fatalf("status = %d, want 200", code)
+			}
+			if got := f.prod.topics(); got[eventsTopic] != 1 || got[sessionsTopic] != 1 {
+				t.Fatalf("records = %v, want one per topic", got)
+			}
+			var ev codec.WebhookEvent
+			r := f.prod.last(eventsTopic)
+			if err := json.Unmarshal(r.Value, &ev); err != nil {
+				t.Fatal(err)
+			}
+			if string(r.Key) != "ps_7" || ev.Type != tc.typ || ev.APIVersion != 1 || len(ev.EventID) != 64 || ev.Session.ID != "ps_7" {
+				t.Fatalf("event = %+v key %s", ev, r.Key)
+			}
+			var st codec.SessionState
+			if err := json.Unmarshal(f.prod.last(sessionsTopic).Value, &st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Source != codec.SourceWebhook || *st.WebhookType != tc.typ {
+				t.Fatalf("state = %+v", st)
+			}
+			if n := counterValue(t, f.reg, "paysession_webhook_requests_total", map[string]string{"type": typeLabel(tc.typ), "verdict": verdictAccepted}); n != 1 {
+				t.Fatalf("accepted metric = %v", n)
+			}
+		})
+	}
+}
+
+func TestDuplicatesAndReplays(t *testing.T) {
+	f := newFixture(t, nil)
+	newer := body("payment_finished", "ps_2", "accepted", 9)
+	older := body("ready_to_confirm", "ps_2", "in_progress", 4)
+	steps := []struct {
+		name           string
+		b              []byte
+		events, states int
+	}{
+		{"newer first", newer, 1, 1},
+		{"redelivery is not published again", newer, 1, 1},
+		{"older replay: event kept, state not published", older, 2, 1},
+		{"older replay redelivered", older, 2, 1},
+	}
+	for _, s := range steps {
+		if code := f.post(t, s.b, sign(t, f.key, s.b)); code != 200 {
+			t.Fatalf("%s: status %d", s.name, code)
+		}
+		if got := f.prod.topics(); got[eventsTopic] != s.events || got[sessionsTopic] != s.states {
+			t.Fatalf("%s: records %v, want events %d states %d", s.name, got, s.events, s.states)
+		}
+	}
+	var st codec.SessionState
+	json.Unmarshal(f.prod.last(sessionsTopic).Value, &st)
+	if st.Session.Status != "accepted" {
+		t.Fatalf("last state %s, want accepted", st.Session.Status)
+	}
+}
+
+func TestKafkaDownAnswers503ThenRetryPublishesOnce(t *testing.T) {
+	tests := []struct {
+		name string
+		mode string // how Kafka misbehaves during the first delivery
+	}{
+		{"records fail", "fail"},
+		{"records stay buffered", "hold"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			b := body("payment_finished", "ps_3", "accepted", 2)
+			f.prod.setMode(tc.mode)
+			if code := f.post(t, b, sign(t, f.key, b)); code != 503 {
+				t.Fatalf("status = %d, want 503", code)
+			}
+			f.prod.setMode("ok")
+			f.prod.release() // buffered records reach Kafka late
+			if code := f.post(t, b, sign(t, f.key, b)); code != 200 {
+				t.Fatalf("retry status = %d, want 200", code)
+			}
+			if got := f.prod.topics(); got[eventsTopic] != 1 || got[sessionsTopic] != 1 {
+				t.Fatalf("records = %v, want one per topic", got)
+			}
+		})
+	}
+}
+
+func TestHeldStateSupersededIsNotResent(t *testing.T) {
+	f := newFixture(t, nil)
+	older := body("ready_to_confirm", "ps_4", "in_progress", 1)
+	newer := body("payment_finished", "ps_4", "accepted", 8)
+	f.prod.setMode("fail")
+	if code := f.post(t, older, sign(t, f.key, older)); code != 503 {
+		t.Fatalf("status = %d, want 503", code)
+	}
+	f.prod.setMode("ok")
+	if code := f.post(t, newer, sign(t, f.key, newer)); code != 200 {
+		t.Fatalf("newer status = %d", code)
+	}
+	if code := f.post(t, older, sign(t, f.key, older)); code != 200 {
+		t.Fatalf("older retry status = %d", code)
+	}
+	if got := f.prod.topics(); got[eventsTopic] != 2 || got[sessionsTopic] != 1 {
+		t.Fatalf("records = %v, want 2 events and only the newer state", got)
+	}
+}
+
+func TestShutdownRefusesNewWebhooks(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.in.Run(ctx) }()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	b := body("payment_finished", "ps_5", "accepted", 2)
+	if code := f.post(t, b, sign(t, f.key, b)); code != 503 {
+		t.Fatalf("status = %d, want 503", code)
+	}
+}
+
+func TestConfigValidateNamesEveryField(t *testing.T) {
+	err := Config{Path: "webhooks", MaxBodyBytes: -1, PublishTimeout: time.Minute, DeliveryTimeout: time.Second,
+		DedupeTTL: -1, DedupeMaxEntries: -1, DefaultAPIVersion: 3}.Validate()
+	if err == nil {
+		t.Fatal("want error")
+	}
+	for _, field := range []string{"Path", "Verifier", "Producer", "Encoder", "Tracker", "Logger", "MaxBodyBytes",
+		"DeliveryTimeout", "DedupeTTL", "DedupeMaxEntries", "DefaultAPIVersion"} {
+		if !strings.Contains(err.Error(), field) {
+			t.Errorf("error does not name %s: %v", field, err)
+		}
+	}
+	if _, err := New(Config{}); err == nil {
+		t.Fatal("New accepted an empty config")
+	}
+}
+
+func TestDedupeCacheIsBounded(t *testing.T) {
+	d := newDeliveries(time.Hour, 2)
+	now := time.Now()
+	for i := 0; i < 5; i++ {
+		d.getOrCreate(fmt.Sprint(i), now, func() *delivery { return &delivery{} })
+	}
+	if d.len() != 2 {
+		t.Fatalf("len = %d, want 2", d.len())
+	}
+	if _, created := d.getOrCreate("4", now, func() *delivery { return &delivery{} }); created {
+		t.Fatal("newest id forgotten")
+	}
+	if _, created := d.getOrCreate("4", now.Add(2*time.Hour), func() *delivery { return &delivery{} }); !created {
+		t.Fatal("expired id remembered")
+	}
+}
+
+// counterValue reads one counter of reg, 0 when absent.
+func counterValue(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	metrics:
+		for _, m := range mf.GetMetric() {
+			for _, lp := range m.GetLabel() {
+				if labels[lp.GetName()] != lp.GetValue() {
+					continue metrics
+				}
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	return 0
+}

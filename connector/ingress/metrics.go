@@ -1,0 +1,90 @@
+package ingress
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+type metrics struct {
+	requests        *prometheus.CounterVec
+	publishDuration prometheus.Histogram
+	states          *prometheus.CounterVec
+}
+
+// Verdicts of paysession_webhook_requests_total.
+const (
+	verdictAccepted       = "accepted"
+	verdictDuplicate      = "duplicate"
+	verdictNotFound       = "not_found"
+	verdictBadMethod      = "bad_method"
+	verdictBadContentType = "bad_content_type"
+	verdictTooLarge       = "too_large"
+	verdictBadSignature   = "bad_signature"
+	verdictMalformed      = "malformed"
+	verdictUnavailable    = "unavailable"
+)
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paysession_webhook_requests_total",
+			Help: "Webhook requests by webhook type (other for unknown types, none before parsing) and verdict.",
+		}, []string{"type", "verdict"}),
+		publishDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "paysession_webhook_publish_duration_seconds",
+			Help:    "Time from producing a webhook's records to Kafka's acknowledgement of all of them.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
+		}),
+		states: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paysession_webhook_session_states_total",
+			Help: "Session states carried by webhooks: published, stale (older than the last published) or superseded.",
+		}, []string{"result"}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	var err error
+	if m.requests, err = register(reg, m.requests); err != nil {
+		return nil, err
+	}
+	if m.publishDuration, err = register(reg, m.publishDuration); err != nil {
+		return nil, err
+	}
+	if m.states, err = register(reg, m.states); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// register registers c, or returns the identical collector registered
+// before (two ingresses sharing a registry share their metrics).
+func register[T prometheus.Collector](reg prometheus.Registerer, c T) (T, error) {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(T); ok {
+				return existing, nil
+			}
+		}
+		return c, err
+	}
+	return c, nil
+}
+
+var knownTypes = map[string]bool{
+	"action_required": true, "ready_to_confirm": true, "ready_to_capture": true,
+	"payment_finished": true, "payment_refunded": true,
+}
+
+// typeLabel keeps the type label bounded: unknown types count as other.
+func typeLabel(t string) string {
+	switch {
+	case t == "":
+		return "none"
+	case knownTypes[t]:
+		return t
+	default:
+		return "other"
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
 )
@@ -48,9 +49,9 @@ type Encoder interface {
 	Encode(rec codec.Record) ([]byte, error)
 }
 
-// StateFunc normalizes an API session into a masked session state
-// (sessionstate.FromAPI).
-type StateFunc func(s *payapi.Session, source codec.SessionSource, observedAt time.Time, apiVersion int) *codec.SessionState
+// StateFunc normalizes an API session into a masked session state; source
+// is a codec.SessionSource value. Default: sessionstate.FromAPI.
+type StateFunc func(s *payapi.Session, source string, observedAt time.Time, apiVersion int) *codec.SessionState
 
 // Admitter decides whether a session state is newer than the last one
 // published for its session (a sessionstate.Tracker). Optional.
@@ -76,7 +77,7 @@ type Config struct {
 	API     API       // the payment API client (required)
 	Decoder Decoder   // command decoder (required)
 	Encoder Encoder   // outcome encoder (required)
-	States  StateFunc // session normalizer (required)
+	States  StateFunc // session normalizer (default sessionstate.FromAPI)
 	Tracker Admitter  // optional monotonic filter for session states
 	// APIVersion is recorded on outcomes (default 1).
 	APIVersion int
@@ -137,6 +138,9 @@ func (c *Config) defaults() {
 		c.PauseAfterFailures = 20
 	}
 	c.Retry = c.Retry.withDefaults()
+	if c.States == nil {
+		c.States = sessionstate.FromAPI
+	}
 	if c.Clock == nil {
 		c.Clock = realClock{}
 	}
@@ -164,7 +168,6 @@ func (c Config) Validate() error {
 	req(c.API != nil, "API")
 	req(c.Decoder != nil, "Decoder")
 	req(c.Encoder != nil, "Encoder")
-	req(c.States != nil, "States")
 	req(len(c.Topics.Commands) > 0, "Topics.Commands")
 	req(c.Topics.Retry != "", "Topics.Retry")
 	req(c.Topics.Results != "", "Topics.Results")

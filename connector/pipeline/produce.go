@@ -49,7 +49,7 @@ func (p *Pipeline) outcomeRecords(out *outcome, now time.Time) ([]*kgo.Record, e
 			Headers: deadLetterHeaders(out)})
 	}
 	for _, l := range sessionStates(out) {
-		st := p.cfg.States(l.session, l.source, now, p.cfg.APIVersion)
+		st := p.cfg.States(l.session, string(l.source), now, p.cfg.APIVersion)
 		if st == nil || (p.cfg.Tracker != nil && !p.cfg.Tracker.Admit(st)) {
 			continue
 		}

@@ -1,0 +1,90 @@
+package pipeline
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/payapi"
+	"github.com/paysession/paysession/internal/sensitive"
+)
+
+func TestMapping(t *testing.T) {
+	amt, cur := int64(500), "rub"
+	meta := codec.Metadata(`{"order":"o-1"}`)
+	first, last := "Ann", "Lee"
+	card := codec.Instrument{Type: "card", Card: &codec.Card{Type: "bank_card", BankCard: &codec.BankCard{
+		Number: sensitive.PAN("4111111111111111"), ExpirationMonth: "12", ExpirationYear: "29"}}}
+	apiCard := &payapi.Instrument{Type: "card", Card: &payapi.Card{Type: "bank_card", BankCard: &payapi.BankCard{
+		Number: sensitive.PAN("4111111111111111"), ExpirationMonth: "12", ExpirationYear: "29"}}}
+	ru := codec.Instrument{Type: "bank_account", BankAccount: &codec.BankAccount{SystemType: "ru",
+		RU: &codec.RUAccount{BIC: "044525225", Account: "40817810000000000001", FullName: "A B"}}}
+	apiRU := &payapi.Instrument{Type: "bank_account", BankAccount: &payapi.BankAccount{SystemType: "ru",
+		RU: &payapi.RUAccount{BIC: "044525225", Account: "40817810000000000001", FullName: "A B"}}}
+	tests := []struct {
+		name    string
+		cmd     codec.Command
+		want    fakeCall
+		session string
+	}{
+		{"init payout", &codec.InitPayout{Instrument: ru, Amount: amt, Currency: cur, Metadata: &meta},
+			fakeCall{"session/init/payout", "", payapi.InitPayoutRequest{Instrument: apiRU,
+				Amount: &payapi.Amount{Value: 500, Currency: "rub"}, Metadata: meta.Raw()}}, ""},
+		{"init payment", &codec.InitPayment{Instrument: card, Amount: amt, Currency: cur,
+			Customer:     codec.Customer{Reference: "c1", Emails: []string{"a@b.c"}},
+			Participants: &codec.Participants{Sender: &codec.Sender{FirstName: &first, LastName: &last}}},
+			fakeCall{"session/init/payment", "", payapi.InitPaymentRequest{Instrument: apiCard,
+				Amount: &payapi.Amount{Value: 500, Currency: "rub"}, Customer: &payapi.Customer{Reference: "c1",
+					Contacts: []payapi.Contact{{Email: "a@b.c"}}},
+				Participants: &payapi.ParticipantDetails{Sender: &payapi.Sender{FirstName: "Ann", LastName: "Lee"}}}}, ""},
+		{"create session", &codec.CreateSession{PaymentInstrument: &card, Amount: &amt, Currency: &cur},
+			fakeCall{"session/create", "", payapi.CreateSessionRequest{PaymentInstrument: apiCard,
+				Amount: &payapi.Amount{Value: 500, Currency: "rub"}}}, ""},
+		{"start payout", &codec.StartPayout{SessionID: "ps_1", Instrument: &ru},
+			fakeCall{"session/start/payout", "ps_1", payapi.StartPayoutRequest{SessionID: "ps_1", Instrument: apiRU}}, "ps_1"},
+		{"start payment", &codec.StartPayment{SessionID: "ps_1"},
+			fakeCall{"session/start/payment", "ps_1", payapi.StartPaymentRequest{SessionID: "ps_1"}}, "ps_1"},
+		{"capture full", &codec.Capture{SessionID: "ps_2"},
+			fakeCall{"session/capture", "ps_2", payapi.CaptureRequest{SessionID: "ps_2"}}, "ps_2"},
+		{"capture part", &codec.Capture{SessionID: "ps_2", Amount: &amt, Currency: &cur},
+			fakeCall{"session/capture", "ps_2", payapi.CaptureRequest{SessionID: "ps_2", Amount: &payapi.Amount{Value: 500, Currency: "rub"}}}, "ps_2"},
+		{"refund", &codec.Refund{SessionID: "ps_3", Metadata: &meta},
+			fakeCall{"session/refund", "ps_3", payapi.RefundRequest{SessionID: "ps_3", Metadata: meta.Raw()}}, "ps_3"},
+		{"confirm", &codec.Confirm{SessionID: "ps_4"}, fakeCall{"session/confirm", "ps_4", "ps_4"}, "ps_4"},
+		{"cancel", &codec.Cancel{SessionID: "ps_5"}, fakeCall{"session/cancel", "ps_5", "ps_5"}, "ps_5"},
+		{"status refresh", &codec.StatusRefresh{SessionID: "ps_6"}, fakeCall{"session/status", "ps_6", "ps_6"}, "ps_6"},
+		{"fps", &codec.FPSVerification{Phone: "79000000000", BankID: "b1", Recipient: codec.Recipient{FirstName: &first}},
+			fakeCall{"fps/customer_verification", "", payapi.FPSVerificationRequest{Phone: "79000000000", BankID: "b1",
+				Recipient: payapi.Recipient{FirstName: "Ann"}}}, ""},
+		{"disable recurring", &codec.DisableRecurring{Token: "tok"}, fakeCall{"recurrent/disable", "", "tok"}, ""},
+		{"bankpay push", &codec.BankPayPush{SessionID: "ps_7", Phone: "79000000000"},
+			fakeCall{"bankpay/push", "ps_7", "79000000000"}, "ps_7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd, err := toCommand(tt.cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cmd.SessionID != tt.session || cmd.Kind != string(tt.cmd.Kind()) {
+				t.Fatalf("command = %s/%s, want %s/%s", cmd.Kind, cmd.SessionID, tt.cmd.Kind(), tt.session)
+			}
+			api := &fakeAPI{}
+			if _, err := cmd.call(context.Background(), api, payapi.WithIdempotencyKey("key-1")); err != nil {
+				t.Fatal(err)
+			}
+			if len(api.calls) != 1 || !reflect.DeepEqual(api.calls[0], tt.want) {
+				t.Fatalf("call = %#v\nwant %#v", api.calls, tt.want)
+			}
+		})
+	}
+}
+
+func TestMappingCoversEveryKind(t *testing.T) {
+	for _, k := range codec.Kinds() {
+		if _, err := callFor(k.New()); err != nil {
+			t.Errorf("%s: %v", k, err)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package pipeline
+
+import (
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/codec"
+)
+
+func TestRetryRecordRoundTrip(t *testing.T) {
+	recTime := time.UnixMilli(1_700_000_000_123)
+	first := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	orig := &kgo.Record{Topic: "cmds.capture", Partition: 3, Offset: 77, Key: []byte("key-0001"),
+		Value: []byte(`{"session_id":"ps_9"}`), Timestamp: recTime,
+		Headers: []kgo.RecordHeader{{Key: "trace", Value: []byte("t1")}, {Key: HeaderAttempts, Value: []byte("99")}}}
+	in := newInbound(orig, "capture", false)
+	in.decoded, in.cmd = true, &command{Kind: "capture", SessionID: "ps_9"}
+	out := &outcome{in: in, park: &parking{retry: retryState{attempts: 3, firstAttempt: first,
+		nextAttempt: first.Add(2 * time.Second), sent: true}}}
+
+	r := retryRecord(out, "cmds.retry")
+	if string(r.Key) != "ps_9" || r.Topic != "cmds.retry" {
+		t.Fatalf("retry record key/topic = %q/%q, want the session id on the retry topic", r.Key, r.Topic)
+	}
+	r.Topic, r.Partition, r.Offset, r.Timestamp = "cmds.retry", 0, 5, time.Now()
+	back := newInbound(r, "", true)
+	want := retryState{attempts: 3, firstAttempt: first, nextAttempt: first.Add(2 * time.Second), sent: true}
+	if back.key != "key-0001" || back.kind != "capture" || back.src != in.src ||
+		!back.recordTime.Equal(recTime) || !back.fromRetry ||
+		back.retry.attempts != want.attempts || !back.retry.firstAttempt.Equal(want.firstAttempt) ||
+		!back.retry.nextAttempt.Equal(want.nextAttempt) || back.retry.sent != want.sent {
+		t.Fatalf("round trip = %+v", back)
+	}
+	if v, _ := header(r, "trace"); v != "t1" {
+		t.Fatalf("foreign header lost")
+	}
+}
+
+func TestResultOf(t *testing.T) {
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	in := newInbound(&kgo.Record{Topic: "t", Partition: 1, Offset: 2, Key: []byte("key-1"), Timestamp: now.Add(-time.Minute)}, "refund", false)
+	tests := []struct {
+		name string
+		out  *outcome
+		want codec.CommandResult
+	}{
+		{"accepted", &outcome{in: in, verdict: verdict{Status: StatusAccepted}, sessionID: "ps_1", attempts: 2, latency: time.Millisecond},
+			codec.CommandResult{Status: codec.StatusAccepted, SessionID: ptr("ps_1"), Attempts: 2, LatencyMicros: 1000}},
+		{"rejected", &outcome{in: in, verdict: verdict{Status: StatusRejected, Code: "invalid_request", Field: "amount_details.amount", Rule: "positive", Description: "d"}},
+			codec.CommandResult{Status: codec.StatusRejected, ErrorCode: ptr("invalid_request"), ErrorField: ptr("amount_details.amount"), ErrorRule: ptr("positive"), ErrorDescription: ptr("d")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := resultOf(tt.out, now, 2)
+			if got.IdempotencyKey != "key-1" || got.Kind != "refund" || got.SourceTopic != "t" || got.SourcePartition != 1 ||
+				got.SourceOffset != 2 || !got.CompletedAt.Equal(now) || *got.APIVersion != 2 {
+				t.Fatalf("origin fields = %+v", got)
+			}
+			if got.Status != tt.want.Status || got.Attempts != tt.want.Attempts || got.LatencyMicros != tt.want.LatencyMicros ||
+				deref(got.SessionID) != deref(tt.want.SessionID) || deref(got.ErrorCode) != deref(tt.want.ErrorCode) ||
+				deref(got.ErrorField) != deref(tt.want.ErrorField) || deref(got.ErrorRule) != deref(tt.want.ErrorRule) {
+				t.Fatalf("result = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,295 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/payapi"
+)
+
+// kfakeEnv is an in-process Kafka with the pipeline's topics.
+type kfakeEnv struct {
+	seeds  []string
+	topics Topics
+	reg    *prometheus.Registry
+}
+
+func newKfakeEnv(t *testing.T) *kfakeEnv {
+	t.Helper()
+	topics := DefaultTopics()
+	all := []string{topics.Retry, topics.Results, topics.Sessions, topics.DeadLetter}
+	for _, tp := range topics.Commands {
+		all = append(all, tp)
+	}
+	c, err := kfake.NewCluster(kfake.SeedTopics(2, all...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return &kfakeEnv{seeds: c.ListenAddrs(), topics: topics, reg: prometheus.NewRegistry()}
+}
+
+// start runs a pipeline until the test ends; it returns a stop function that
+// cancels Run and waits for it.
+func (e *kfakeEnv) start(t *testing.T, api API, mod func(*Config)) (stop func() error) {
+	t.Helper()
+	cfg := Config{
+		Kafka: []kgo.Opt{kgo.SeedBrokers(e.seeds...), kgo.FetchMaxWait(50 * time.Millisecond)}, GroupID: "pipeline",
+		TransactionalID: "pipeline-0", Topics: e.topics, API: api, Decoder: &jsonCodec{}, Encoder: &jsonCodec{},
+		BatchDeadline: 2 * time.Second, TransactionTimeout: 10 * time.Second, JitterSeed: 1,
+		Retry: RetryPolicy{Initial: 5 * time.Millisecond, Max: 20 * time.Millisecond}, Registerer: e.reg,
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	var once sync.Once
+	var runErr error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case runErr = <-done:
+			case <-time.After(30 * time.Second):
+				runErr = fmt.Errorf("Run did not return")
+			}
+		})
+		return runErr
+	}
+	t.Cleanup(func() { _ = stop() })
+	return stop
+}
+
+func (e *kfakeEnv) produce(t *testing.T, recs ...*kgo.Record) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.seeds...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// results reads committed command results until n arrived or the timeout.
+func (e *kfakeEnv) results(t *testing.T, n int, timeout time.Duration) map[string][]codec.CommandResult {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.seeds...), kgo.ConsumeTopics(e.topics.Results),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	out := map[string][]codec.CommandResult{}
+	total := 0
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for total < n && ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			var res codec.CommandResult
+			if err := json.Unmarshal(r.Value, &res); err != nil {
+				t.Errorf("result: %v", err)
+			}
+			out[string(r.Key)] = append(out[string(r.Key)], res)
+			total++
+		})
+	}
+	if total < n {
+		t.Fatalf("got %d results, want %d", total, n)
+	}
+	return out
+}
+
+func captureRecord(topics Topics, key, session string) *kgo.Record {
+	return &kgo.Record{Topic: topics.Commands[codec.KindCapture], Key: []byte(key),
+		Value: fmt.Appendf(nil, `{"session_id":%q}`, session)}
+}
+
+func TestRunOneResultPerCommand(t *testing.T) {
+	env := newKfakeEnv(t)
+	api := &fakeAPI{}
+	var recs []*kgo.Record
+	for i := range 60 {
+		recs = append(recs, captureRecord(env.topics, fmt.Sprintf("key-%04d", i), fmt.Sprintf("ps_%d", i%5)))
+	}
+	recs = append(recs, &kgo.Record{Topic: env.topics.Commands[codec.KindCapture], Key: []byte("key-bad"), Value: []byte(`{`)})
+	for _, r := range recs {
+		r.Partition = 0 // one partition keeps offset order = production order
+	}
+	env.produce(t, recs...)
+	stop := env.start(t, api, nil)
+
+	got := env.results(t, len(recs), 20*time.Second)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if n := len(got[string(r.Key)]); n != 1 {
+			t.Errorf("%s: %d results", r.Key, n)
+		}
+	}
+	if s := got["key-bad"][0].Status; s != codec.StatusInvalid {
+		t.Errorf("bad record status = %s", s)
+	}
+	if calls := api.callsTo("session/capture"); len(calls) != 60 {
+		t.Errorf("capture calls = %d, want 60 (nothing replayed)", len(calls))
+	}
+	if v := metricSum(t, env.reg, "paysession_pipeline_dead_letters_total"); v != 1 {
+		t.Errorf("dead letters = %v", v)
+	}
+}
+
+// metricSum sums a counter family's series.
+func metricSum(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			for _, m := range mf.GetMetric() {
+				sum += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return sum
+}
+
+func TestRunAbortsWhenOutcomesCannotBeProduced(t *testing.T) {
+	env := newKfakeEnv(t)
+	api := &fakeAPI{}
+	var recs []*kgo.Record
+	for i := range 20 {
+		recs = append(recs, captureRecord(env.topics, fmt.Sprintf("key-%04d", i), fmt.Sprintf("ps_%d", i)))
+	}
+	env.produce(t, recs...)
+	enc := &jsonCodec{fail: 1}
+	stop := env.start(t, api, func(c *Config) { c.Encoder = enc })
+
+	got := env.results(t, len(recs), 20*time.Second)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if n := len(got[string(r.Key)]); n != 1 {
+			t.Errorf("%s: %d results, want exactly 1", r.Key, n)
+		}
+	}
+	if v := metricSum(t, env.reg, "paysession_pipeline_transactions_total"); v < 2 {
+		t.Errorf("transactions = %v, want an abort then a commit", v)
+	}
+	if len(api.callsTo("session/capture")) <= len(recs) {
+		t.Errorf("the aborted batch should have been replayed (same keys)")
+	}
+}
+
+func TestRunParksSlowCommandKeepingSessionOrder(t *testing.T) {
+	env := newKfakeEnv(t)
+	var mu sync.Mutex
+	var order []string
+	stuck := true
+	api := &fakeAPI{}
+	api.handle = func(ctx context.Context, c fakeCall) (*payapi.Session, error) {
+		mu.Lock()
+		block := c.SessionID == "ps_101" && c.Endpoint == "session/capture" && stuck
+		stuck = stuck && !block
+		mu.Unlock()
+		if block { // the first capture hangs until the batch deadline
+			<-ctx.Done()
+			return nil, &payapi.Error{Code: "timeout", Retryable: true, Sent: true, Err: ctx.Err()}
+		}
+		mu.Lock()
+		order = append(order, c.SessionID+" "+c.Endpoint)
+		mu.Unlock()
+		return &payapi.Session{ID: c.SessionID, Status: "in_progress"}, nil
+	}
+	ct := env.topics.Commands
+	recs := []*kgo.Record{
+		{Topic: ct[codec.KindCapture], Key: []byte("key-cap"), Value: []byte(`{"session_id":"ps_101"}`)},
+		{Topic: ct[codec.KindRefund], Key: []byte("key-ref"), Value: []byte(`{"session_id":"ps_101"}`)},
+		{Topic: ct[codec.KindCapture], Key: []byte("key-oth"), Value: []byte(`{"session_id":"ps_202"}`)},
+	}
+	env.produce(t, recs[0], recs[2])
+	stop := env.start(t, api, func(c *Config) { c.BatchDeadline = 500 * time.Millisecond })
+	time.Sleep(100 * time.Millisecond) // let the capture start before the refund is produced
+	env.produce(t, recs[1])
+
+	got := env.results(t, 3, 20*time.Second)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"key-cap", "key-ref", "key-oth"} {
+		if len(got[k]) != 1 || got[k][0].Status != codec.StatusAccepted {
+			t.Errorf("%s: %+v", k, got[k])
+		}
+	}
+	if got["key-cap"][0].Attempts != 2 {
+		t.Errorf("capture attempts = %d, want 2 (one cut by the deadline)", got["key-cap"][0].Attempts)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	ic, ir := slices.Index(order, "ps_101 session/capture"), slices.Index(order, "ps_101 session/refund")
+	if ic < 0 || ir < 0 || ir < ic {
+		t.Errorf("order = %v: the refund must follow the capture", order)
+	}
+}
+
+func TestRunShutdownParksInFlightWork(t *testing.T) {
+	env := newKfakeEnv(t)
+	started := make(chan struct{}, 1)
+	api := &fakeAPI{handle: func(ctx context.Context, c fakeCall) (*payapi.Session, error) {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()
+		return nil, &payapi.Error{Code: "timeout", Retryable: true, Sent: true, Err: ctx.Err()}
+	}}
+	env.produce(t, captureRecord(env.topics, "key-0001", "ps_1"))
+	stop := env.start(t, api, func(c *Config) { c.ShutdownGrace = 100 * time.Millisecond; c.BatchDeadline = 4 * time.Second })
+	<-started
+	t0 := time.Now()
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(t0); d > 3*time.Second {
+		t.Errorf("shutdown took %v", d)
+	}
+	// The command is parked (committed to the retry topic), not resulted.
+	cl, _ := kgo.NewClient(kgo.SeedBrokers(env.seeds...), kgo.ConsumeTopics(env.topics.Retry, env.topics.Results),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	fs := cl.PollFetches(ctx)
+	var retry, results int
+	fs.EachRecord(func(r *kgo.Record) {
+		if r.Topic == env.topics.Retry {
+			retry++
+		} else {
+			results++
+		}
+	})
+	if retry != 1 || results != 0 {
+		t.Fatalf("retry records %d, results %d; want 1 and 0", retry, results)
+	}
+}

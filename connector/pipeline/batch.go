@@ -19,12 +19,12 @@ type batch struct {
 
 // newBatch reads polled records into inbound commands, decoding each once
 // (the session id decides its lane).
-func (p *Pipeline) newBatch(recs []*kgo.Record) *batch {
+func (p *Pipeline) newBatch(ctx context.Context, recs []*kgo.Record) *batch {
 	b := &batch{outcomes: make(map[*inbound]*outcome, len(recs))}
 	for _, r := range recs {
 		fromRetry := r.Topic == p.cfg.Topics.Retry
 		in := newInbound(r, p.kinds[r.Topic], fromRetry)
-		p.decode(in)
+		_, _ = p.decode(ctx, in)
 		b.ins = append(b.ins, in)
 	}
 	return b

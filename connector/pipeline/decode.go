@@ -13,16 +13,9 @@ import (
 // JSON, by first byte) into a command of the given kind. It returns a
 // *codec.DecodeError for values that can never decode and a
 // *codec.RegistryError for transient registry failures.
+// It does not validate. *codec.Decoder implements it.
 type Decoder interface {
-	DecodeCommand(kind codec.CommandKind, value []byte) (codec.Command, error)
-}
-
-// DecoderFunc adapts a function to a Decoder.
-type DecoderFunc func(kind codec.CommandKind, value []byte) (codec.Command, error)
-
-// DecodeCommand calls f.
-func (f DecoderFunc) DecodeCommand(kind codec.CommandKind, value []byte) (codec.Command, error) {
-	return f(kind, value)
+	Decode(ctx context.Context, kind codec.CommandKind, value []byte) (codec.Command, error)
 }
 
 // callFunc performs a command's API call with the given options (the
@@ -57,15 +50,15 @@ func (e *transientError) Error() string { return e.Err.Error() }
 func (e *transientError) Unwrap() error { return e.Err }
 
 // decode decodes and validates a record once; later calls return the same.
-func (p *Pipeline) decode(in *inbound) (*command, error) {
+func (p *Pipeline) decode(ctx context.Context, in *inbound) (*command, error) {
 	if !in.decoded {
-		in.cmd, in.decodeErr = p.decodeOnce(in)
+		in.cmd, in.decodeErr = p.decodeOnce(ctx, in)
 		in.decoded = true
 	}
 	return in.cmd, in.decodeErr
 }
 
-func (p *Pipeline) decodeOnce(in *inbound) (*command, error) {
+func (p *Pipeline) decodeOnce(ctx context.Context, in *inbound) (*command, error) {
 	if err := codec.ValidateIdempotencyKey(in.key); err != nil {
 		return nil, &invalidError{Code: "invalid_key", Field: "key", Rule: ruleOf(err), Err: err}
 	}
@@ -73,7 +66,7 @@ func (p *Pipeline) decodeOnce(in *inbound) (*command, error) {
 	if err != nil {
 		return nil, &invalidError{Code: "unknown_kind", Err: err}
 	}
-	c, err := p.cfg.Decoder.DecodeCommand(kind, in.rec.Value)
+	c, err := p.cfg.Decoder.Decode(ctx, kind, in.rec.Value)
 	var re *codec.RegistryError
 	var de *codec.DecodeError
 	switch {

@@ -34,7 +34,7 @@ type parking struct {
 // guard → call the API with the key (retrying) → classify → outcome.
 func (p *Pipeline) process(ctx context.Context, in *inbound) *outcome {
 	start := p.clock.Now()
-	cmd, err := p.decode(in)
+	cmd, err := p.decode(ctx, in)
 	var transient *transientError
 	if errors.As(err, &transient) { // schema registry unreachable: try again later
 		r := in.retry

@@ -15,7 +15,9 @@ import (
 // returns an error only when the transaction's end is unknown, which the
 // caller answers by rebuilding the session.
 func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, recs []*kgo.Record) (*batch, error) {
-	b := p.newBatch(recs)
+	dctx, dcancel := context.WithTimeout(context.Background(), p.cfg.BatchDeadline)
+	b := p.newBatch(dctx, recs)
+	dcancel()
 	if err := s.Begin(); err != nil {
 		return b, fmt.Errorf("begin transaction: %w", err)
 	}

@@ -1,0 +1,69 @@
+// Package pipeline is the command pipeline: the part of the connector that
+// turns command records on Kafka into calls of the Payment Session Service and
+// publishes exactly one result per command, atomically with the consumer
+// offsets.
+//
+// Data path, one command (process):
+//
+//	decode (Confluent / single-object Avro / JSON by first byte) → validate
+//	(key 4..64 printable ASCII, fields) → key-lifetime guard (record time
+//	older than KeyLifetimeMargin ⇒ expired, never sent) → call the API with
+//	the record key as X-PARTNER-IDEMPOTENCY-KEY (retryable errors retried with
+//	exponential backoff, full jitter, Retry-After honoured, under a budget) →
+//	classify (accepted / rejected / expired / invalid / indeterminate) →
+//	outcome records.
+//
+// Transactions. One kgo.GroupTransactSession (read_committed, transactional
+// id from configuration) consumes every command topic and the retry topic.
+// Each poll of at most MaxPollRecords records is one batch and one Kafka
+// transaction: Begin → run the batch → produce its outcome records → End.
+// Ending commits every polled offset, so a batch is always finished before
+// it ends: each record gets a result, or is moved to the retry topic inside
+// the same transaction. A rebalance that revokes partitions cancels the
+// running batch and the session aborts it; an abort rewinds to the committed
+// offsets and the batch is redelivered. End can fail although the commit
+// happened (franz-go issues 1052 and 1207): the pipeline then counts the
+// transaction as unknown, logs it and rebuilds the session, which re-reads
+// the committed offsets from the broker. Replays are safe because every
+// command reuses its idempotency key, so the service never executes it twice,
+// and consumers reading read_committed see only committed results.
+//
+// Concurrency and order. A batch is split into lanes: commands naming the
+// same session id form one lane and run one after another in offset order;
+// commands without a session (init, create, FPS verification, recurring
+// token) run alone. Lanes run concurrently; at most Concurrency API calls are
+// in flight (a semaphore, optionally a rate limit).
+//
+// Batch deadline and the retry topic. A batch lasts at most BatchDeadline
+// (well under the transaction timeout). A command still retrying at the
+// deadline is cancelled and parked: re-produced to the retry topic with its
+// attempt count, next-attempt time, first-attempt time, whether a request may
+// have been sent, the original record time and the original topic, partition
+// and offset in headers. Later commands of its lane follow it there, so the
+// lane's order is kept. Retry records are keyed by session id, so a session's
+// parked commands share a partition and come back in order. Across batches,
+// an in-memory set of parked commands per session makes a fresh command of a
+// session with parked commands park behind them. The set changes only when a
+// transaction commits and is cleared on a rebalance or a rebuilt session:
+// after a restart or rebalance a fresh command may overtake a command of the
+// same session that is still parked (the parked one is replayed with its own
+// key, so nothing runs twice). A retry record that is not yet due within the
+// batch is parked again and the retry topic is paused until it is due.
+//
+// Ambiguity. A request that may have reached the service (Sent) and never
+// got a final answer within the budget gives an indeterminate result, never
+// a guess; when the command names a session, one status query publishes the
+// session's actual state (source poll) beside it.
+//
+// Back-pressure. PauseAfterFailures consecutive retryable failures pause
+// fetching of every topic; the pipeline probes the service every
+// ProbeInterval (or the larger Retry-After) and resumes when it answers.
+//
+// Shutdown. When Run's context ends the pipeline stops polling, gives the
+// open batch ShutdownGrace to finish, parks what is left, commits, leaves the
+// group and returns. No result is committed for work not done.
+//
+// Redrive re-publishes dead-letter records to their source topics with the
+// original key, value and headers, and the original record time in the
+// paysession-record-time header, which the key-lifetime guard honours.
+package pipeline

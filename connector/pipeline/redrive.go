@@ -30,7 +30,7 @@ type RedriveConfig struct {
 	Decode func(value []byte) (*codec.DeadLetter, error)
 	// Match selects the records to redrive; others are passed over (and not
 	// offered again). Default: all.
-	Match func(*codec.DeadLetter) bool
+	Match  func(*codec.DeadLetter) bool
 	Logger *slog.Logger
 }
 

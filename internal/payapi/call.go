@@ -106,6 +106,9 @@ func (c *Client) roundTrip(ctx context.Context, ep endpoint, body []byte, sig st
 	if err != nil {
 		return nil, &Error{Code: CodeInvalidArgument, Endpoint: ep.path, Description: "request cannot be built", Err: err}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, transportError(ctx, ep, 0, false, err) // nothing was attempted
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		sent := wrote.Load() || (!traced.Load() && !isDialError(err))

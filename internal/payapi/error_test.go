@@ -151,6 +151,32 @@ func checkClass(t *testing.T, tc classCase, s *Session, err error) {
 	}
 }
 
+func TestContextEndedBeforeSending(t *testing.T) {
+	fake := newFakeService(t, jsonResponse(200, `{"status":"ok","session":{"id":"ps_1"}}`))
+	c := newTestClient(t, fake.srv.URL, 1)
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	canceled, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	for name, tc := range map[string]struct {
+		ctx  context.Context
+		code string
+		is   error
+	}{
+		"deadline passed": {expired, CodeTimeout, context.DeadlineExceeded},
+		"canceled":        {canceled, CodeTransport, context.Canceled},
+	} {
+		s, err := c.Status(tc.ctx, "ps_1")
+		checkClass(t, classCase{code: tc.code, retryable: true, sent: false}, s, err)
+		if !errors.Is(err, tc.is) {
+			t.Errorf("%s: %v does not wrap %v", name, err, tc.is)
+		}
+	}
+	if n := len(fake.requests()); n != 0 {
+		t.Errorf("%d requests sent with an ended context", n)
+	}
+}
+
 func TestConnectionRefused(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

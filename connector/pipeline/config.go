@@ -89,7 +89,9 @@ type Config struct {
 	// BatchDeadline bounds a batch: commands still retrying then are parked
 	// in the retry topic (default 10s; must be well under TransactionTimeout).
 	BatchDeadline time.Duration
-	// TransactionTimeout is the Kafka transaction timeout (default 60s).
+	// TransactionTimeout is the Kafka transaction timeout (default 30s). A
+	// transaction left open by a crashed instance blocks its partitions until
+	// this passes, unless an instance with the same TransactionalID restarts.
 	TransactionTimeout time.Duration
 	// ShutdownGrace bounds the work on a batch after Run's context ends
 	// (default 5s); what is left is parked and committed.
@@ -130,7 +132,7 @@ func (c *Config) defaults() {
 		c.MaxPollRecords = 2 * c.Concurrency
 	}
 	setDur(&c.BatchDeadline, 10*time.Second)
-	setDur(&c.TransactionTimeout, 60*time.Second)
+	setDur(&c.TransactionTimeout, 30*time.Second)
 	setDur(&c.ShutdownGrace, 5*time.Second)
 	setDur(&c.KeyLifetimeMargin, 23*time.Hour)
 	setDur(&c.ProbeInterval, time.Second)

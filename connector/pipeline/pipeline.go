@@ -73,6 +73,9 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	for {
 		s, err := p.newSession()
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
 			return err
 		}
 		err = p.runSession(ctx, s)
@@ -106,6 +109,16 @@ func (p *Pipeline) newSession() (*kgo.GroupTransactSession, error) {
 	s, err := kgo.NewGroupTransactSession(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka session: %w", err)
+	}
+	// Initialize the producer id before joining: this fences a previous
+	// incarnation with the same transactional id and aborts its open
+	// transaction, which would otherwise block our offset fetch
+	// (require_stable) until that transaction times out.
+	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.TransactionTimeout)
+	defer cancel()
+	if _, _, err := s.Client().ProducerID(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("init producer id: %w", err)
 	}
 	return s, nil
 }

@@ -21,14 +21,14 @@ var ErrMixedVersion = errors.New("response mixes v1 and v2 member names")
 
 // versionNames are the member names of one API version.
 type versionNames struct {
-	payouts, payments, payoutInstrument string
+	payouts, payments string
 }
 
 func namesOf(v int) versionNames {
 	if v == 2 {
-		return versionNames{payouts: "payout_list", payments: "payment_list", payoutInstrument: "payout_details"}
+		return versionNames{payouts: "payout_list", payments: "payment_list"}
 	}
-	return versionNames{payouts: "payments", payments: "acquiring_payments", payoutInstrument: "payment_method"}
+	return versionNames{payouts: "payments", payments: "acquiring_payments"}
 }
 
 // envelope is {"status": ok|error, "error": {...}, <result member>}.

@@ -1,0 +1,116 @@
+# paysession: the front door. `make help` lists the targets; CI runs `make test` (.ci/run).
+#
+# Variables (override on the command line, e.g. `make test GO_PACKAGES=./integration/...`):
+#   GO_PACKAGES     packages to check, test and fuzz (default ./...)
+#   GO_TEST_FLAGS   extra flags for go test (e.g. -v, -run=Broker)
+#   FUZZTIME        time per fuzz target for `make fuzz` (default 60s)
+#   CHECK_TIDY      1 (default): check fails when go mod tidy would change go.mod/go.sum; 0 skips that
+#   KAFKA_BROKERS   an existing cluster to test against; when unset a local broker is started
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+GO                  ?= go
+GO_PACKAGES         ?= ./...
+GO_TEST_FLAGS       ?=
+TEST_TIMEOUT        ?= 20m
+CHECK_TIDY          ?= 1
+FUZZTIME            ?= 60s
+FUZZTIME_SHORT      ?= 5s
+INTEGRATION_PACKAGES ?= ./integration/...
+STATICCHECK_VERSION := v0.8.2
+KAFKAD              := $(GO) run ./integration/harness/kafkad
+
+# with_kafka runs the rest of a recipe line with KAFKA_BROKERS set: the caller's cluster when
+# given, otherwise a local broker started here and stopped on every exit path, also on failure,
+# Ctrl-C or TERM (and, through kafkad's watcher, even when this shell is killed outright).
+define with_kafka
+if [ -z "$${KAFKA_BROKERS:-}" ]; then \
+  trap '$(KAFKAD) down' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM; \
+  KAFKA_BROKERS=$$($(KAFKAD) up -owner $$$$); export KAFKA_BROKERS; \
+fi; \
+echo "kafka: KAFKA_BROKERS=$$KAFKA_BROKERS";
+endef
+
+# gofmt_check fails listing the files in GO_PACKAGES' directories that gofmt would change.
+define gofmt_check
+unformatted=$$(for dir in $$($(GO) list -e -f '{{.Dir}}' $(GO_PACKAGES)); do gofmt -l $$dir/*.go; done | sed "s|^$(CURDIR)/||"); \
+if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+endef
+
+# fuzz_all runs every Fuzz* function of GO_PACKAGES for $(1) each (go test -fuzz takes one target
+# of one package at a time).
+define fuzz_all
+for dir in $$($(GO) list -f '{{.Dir}}' $(GO_PACKAGES)); do \
+  grep -qs '^func Fuzz' $$dir/*_test.go || continue; \
+  for fn in $$(cd $$dir && $(GO) test -list '^Fuzz' . | grep '^Fuzz' || true); do \
+    echo "fuzz: $${dir#$(CURDIR)/} $$fn for $(1)"; \
+    (cd $$dir && $(GO) test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$(1) .); \
+  done; \
+done
+endef
+
+.PHONY: help build test test-with-kafka check unit integration fuzz fuzz-short bench demo lint kafka-up kafka-down kafka-status clean
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: ## build bin/connector and bin/paysim (whichever mains exist under cmd/)
+	@mains=$$($(GO) list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./cmd/... 2>/dev/null || true); \
+	if [ -z "$$mains" ]; then echo "build: no main package under cmd/ yet"; exit 0; fi; \
+	mkdir -p bin; $(GO) build -o bin/ $$mains; ls bin
+
+test: ## everything: check, unit + integration tests on a local broker, short fuzz; prints wall time
+	@start=$$(date +%s); \
+	trap 'rc=$$?; echo "make test: $$( [ $$rc = 0 ] && echo passed || echo FAILED ) (exit $$rc), wall time $$(( $$(date +%s) - start ))s"' EXIT; \
+	$(MAKE) check; \
+	$(MAKE) test-with-kafka; \
+	$(MAKE) fuzz-short
+
+# test-with-kafka (used by test) runs all GO_PACKAGES, unit and integration tests, in one go test.
+test-with-kafka:
+	@$(with_kafka) \
+	$(GO) test -count=1 -shuffle=on -timeout $(TEST_TIMEOUT) $(GO_TEST_FLAGS) $(GO_PACKAGES)
+
+check: ## static checks: gofmt, go vet, go mod tidy would change nothing
+	@echo "check: gofmt"; $(gofmt_check)
+	@echo "check: go vet"; $(GO) vet $(GO_PACKAGES)
+	@if [ "$(CHECK_TIDY)" = 1 ]; then echo "check: go mod tidy -diff"; $(GO) mod tidy -diff; fi
+
+unit: ## unit tests only (-short: tests that need a broker skip)
+	$(GO) test -count=1 -short -shuffle=on $(GO_TEST_FLAGS) $(GO_PACKAGES)
+
+integration: ## integration tests (INTEGRATION_PACKAGES) against a local broker
+	@$(with_kafka) \
+	$(GO) test -count=1 -shuffle=on -timeout $(TEST_TIMEOUT) $(GO_TEST_FLAGS) $(INTEGRATION_PACKAGES)
+
+fuzz-short: ## every Fuzz* target for FUZZTIME_SHORT (5s) each
+	@$(call fuzz_all,$(FUZZTIME_SHORT))
+
+fuzz: ## every Fuzz* target for FUZZTIME (60s) each
+	@$(call fuzz_all,$(FUZZTIME))
+
+bench: ## benchmarks (placeholder until the benchmark harness lands)
+	$(GO) test -run='^$$' -bench=. $(GO_PACKAGES)
+
+demo: ## the whole system in one process: in-process Kafka, sandbox, connector, sample producer
+	$(GO) run ./cmd/connector demo
+
+lint: ## gofmt, go vet and staticcheck (pinned)
+	@$(gofmt_check)
+	$(GO) vet $(GO_PACKAGES)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(GO_PACKAGES)
+
+kafka-up: ## start the local broker detached (fetches the jars once); prints its bootstrap address
+	@$(KAFKAD) up
+
+kafka-down: ## stop the local broker and its whole process group
+	@$(KAFKAD) down
+
+kafka-status: ## show whether the local broker runs, its address and log
+	@$(KAFKAD) status
+
+clean: kafka-down ## stop the broker and remove build outputs (the jar cache in .cache/ stays)
+	rm -rf bin out

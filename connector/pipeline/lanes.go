@@ -15,8 +15,8 @@ type lane struct {
 }
 
 // groupLanes groups a batch into lanes. Records from the retry topic come
-// first in each lane (they were consumed earlier), then fresh records in poll
-// order, which is offset order within a partition.
+// first in each lane (they were consumed earlier), then fresh records in
+// offset order within a partition and by record time across partitions.
 func groupLanes(ins []*inbound, parked *parkedSet) []*lane {
 	ordered := make([]*inbound, len(ins))
 	copy(ordered, ins)
@@ -42,8 +42,50 @@ func groupLanes(ins []*inbound, parked *parkedSet) []*lane {
 	}
 	for _, l := range lanes {
 		l.behind = parked.hasOthers(l.key, inBatch[l.key])
+		l.items = mergeByTime(l.items)
 	}
 	return lanes
+}
+
+// mergeByTime orders a lane's fresh commands across partitions (a session's
+// capture and refund live on different topics) by record time, keeping each
+// partition's offset order: a k-way merge of the per-partition runs.
+// Retry-topic commands stay first, in their own order.
+func mergeByTime(items []*inbound) []*inbound {
+	type tp struct {
+		topic string
+		part  int32
+	}
+	var out []*inbound
+	var runs [][]*inbound
+	idx := map[tp]int{}
+	for _, in := range items {
+		if in.fromRetry {
+			out = append(out, in)
+			continue
+		}
+		k := tp{in.rec.Topic, in.rec.Partition}
+		i, ok := idx[k]
+		if !ok {
+			i = len(runs)
+			idx[k] = i
+			runs = append(runs, nil)
+		}
+		runs[i] = append(runs[i], in)
+	}
+	for {
+		best := -1
+		for i, r := range runs {
+			if len(r) > 0 && (best < 0 || r[0].rec.Timestamp.Before(runs[best][0].rec.Timestamp)) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return out
+		}
+		out = append(out, runs[best][0])
+		runs[best] = runs[best][1:]
+	}
 }
 
 // parkedSet remembers, per session lane, the idempotency keys of commands

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -55,5 +56,23 @@ func TestParkedSetApply(t *testing.T) {
 	s.apply([]laneKeyPair{{"s:a", "k2"}}, nil)
 	if s.len() != 0 {
 		t.Fatalf("set = %v", s.m)
+	}
+}
+
+func TestMergeByTime(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	mk := func(key, topic string, off int64, at int) *inbound {
+		return newInbound(&kgo.Record{Key: []byte(key), Topic: topic, Offset: off, Timestamp: t0.Add(time.Duration(at) * time.Second)}, "capture", false)
+	}
+	retry := newInbound(&kgo.Record{Key: []byte("r"), Topic: "retry", Timestamp: t0.Add(time.Hour)}, "capture", true)
+	// Partition "cap" has a record with an older timestamp after a newer one:
+	// offset order within the partition must win.
+	items := []*inbound{mk("c1", "cap", 0, 1), mk("c2", "cap", 1, 5), mk("c3", "cap", 2, 2), mk("f1", "ref", 0, 3), retry}
+	var got []string
+	for _, in := range mergeByTime(items) {
+		got = append(got, in.key)
+	}
+	if want := "r,c1,f1,c2,c3"; strings.Join(got, ",") != want {
+		t.Fatalf("order = %v, want %s", got, want)
 	}
 }

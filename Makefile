@@ -23,15 +23,19 @@ INTEGRATION_PACKAGES ?= ./integration/...
 STATICCHECK_VERSION := v0.8.2
 KAFKAD              := $(GO) run ./integration/harness/kafkad
 
-# with_kafka runs the rest of a recipe line with KAFKA_BROKERS set: the caller's cluster when
-# given, otherwise a local broker started here and stopped on every exit path, also on failure,
-# Ctrl-C or TERM (and, through kafkad's watcher, even when this shell is killed outright).
+# with_kafka runs the rest of a recipe line with KAFKA_BROKERS set: the caller's cluster when given,
+# else a broker already started by make kafka-up (left running), else a local broker started here
+# and stopped on every exit path, also on failure, Ctrl-C or TERM (and, through kafkad's watcher,
+# even when this shell is killed outright).
 define with_kafka
+if [ -z "$${KAFKA_BROKERS:-}" ] && KAFKA_BROKERS=$$($(KAFKAD) addr 2>/dev/null); then \
+  echo "kafka: using the broker of make kafka-up"; \
+fi; \
 if [ -z "$${KAFKA_BROKERS:-}" ]; then \
   trap '$(KAFKAD) down' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM; \
-  KAFKA_BROKERS=$$($(KAFKAD) up -owner $$$$); export KAFKA_BROKERS; \
+  KAFKA_BROKERS=$$($(KAFKAD) up -owner $$$$); \
 fi; \
-echo "kafka: KAFKA_BROKERS=$$KAFKA_BROKERS";
+export KAFKA_BROKERS; echo "kafka: KAFKA_BROKERS=$$KAFKA_BROKERS";
 endef
 
 # gofmt_check fails listing the files in GO_PACKAGES' directories that gofmt would change.
@@ -43,13 +47,15 @@ endef
 # fuzz_all runs every Fuzz* function of GO_PACKAGES for $(1) each (go test -fuzz takes one target
 # of one package at a time).
 define fuzz_all
+n=0; \
 for dir in $$($(GO) list -f '{{.Dir}}' $(GO_PACKAGES)); do \
   grep -qs '^func Fuzz' $$dir/*_test.go || continue; \
   for fn in $$(cd $$dir && $(GO) test -list '^Fuzz' . | grep '^Fuzz' || true); do \
-    echo "fuzz: $${dir#$(CURDIR)/} $$fn for $(1)"; \
+    echo "fuzz: $${dir#$(CURDIR)/} $$fn for $(1)"; n=$$((n+1)); \
     (cd $$dir && $(GO) test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$(1) .); \
   done; \
-done
+done; \
+echo "fuzz: $$n targets fuzzed for $(1) each"
 endef
 
 .PHONY: help build test test-with-kafka check unit integration fuzz fuzz-short bench demo lint kafka-up kafka-down kafka-status clean

@@ -5,6 +5,7 @@
 //	kafkad up [-owner PID] [-timeout 2m]   start the broker detached; print its bootstrap address
 //	kafkad down                            stop it (SIGTERM, then SIGKILL, of its process group)
 //	kafkad status                          print the address and pid; exit 1 when not running
+//	kafkad addr                            print only the address; exit 1 when not running
 //
 // up writes the address, pid and paths to <cache>/state (default .cache/kafka/state) and keeps the
 // broker's files in <cache>/run. With -owner, a watcher process stops the broker as soon as the
@@ -26,7 +27,7 @@ import (
 	"github.com/paysession/paysession/integration/harness"
 )
 
-const usage = "usage: kafkad up [-owner PID] [-timeout D] | down | status"
+const usage = "usage: kafkad up [-owner PID] [-timeout D] | down | status | addr"
 
 func main() {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -56,13 +57,17 @@ func run(logger *slog.Logger, args []string) error {
 		return up(logger, paths, *owner, *timeout)
 	case "down":
 		return down(logger, paths)
-	case "status":
+	case "status", "addr":
 		st, err := readState(paths.state)
 		if err != nil || !harness.IsBrokerProcess(st.pid) {
-			fmt.Println("not running")
+			fmt.Fprintln(os.Stderr, "kafkad: no broker running")
 			os.Exit(1)
 		}
-		fmt.Printf("running addr=%s pid=%d log=%s\n", st.addr, st.pid, st.log)
+		if args[0] == "addr" {
+			fmt.Println(st.addr)
+		} else {
+			fmt.Printf("running addr=%s pid=%d log=%s\n", st.addr, st.pid, st.log)
+		}
 		return nil
 	case "watch":
 		owner := fs.Int("owner", 0, "pid to watch")

@@ -158,7 +158,7 @@ func transactSession(t *testing.T, group, in, out string) *kgo.GroupTransactSess
 		kgo.SeedBrokers(harness.Kafka(t)...),
 		kgo.TransactionalID(unique("relay")),
 		kgo.ConsumerGroup(group), kgo.ConsumeTopics(in),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.RequireStableFetchOffsets(),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.DefaultProduceTopic(out),
 	)

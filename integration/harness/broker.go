@@ -44,16 +44,16 @@ type BrokerConfig struct {
 func (c BrokerConfig) Validate() error {
 	var errs []error
 	if c.Dir == "" {
-		errs = append(errs, errors.New("Dir: required"))
+		errs = append(errs, errors.New("missing Dir: the broker directory is required"))
 	}
 	if c.StartTimeout < 0 {
-		errs = append(errs, errors.New("StartTimeout: must not be negative"))
+		errs = append(errs, errors.New("negative StartTimeout"))
 	}
 	if c.StopTimeout < 0 {
-		errs = append(errs, errors.New("StopTimeout: must not be negative"))
+		errs = append(errs, errors.New("negative StopTimeout"))
 	}
 	if strings.ContainsAny(c.Heap, " \t") {
-		errs = append(errs, fmt.Errorf("Heap: %q is not a JVM size such as 512m", c.Heap))
+		errs = append(errs, fmt.Errorf("invalid Heap %q: want a JVM size such as 512m", c.Heap))
 	}
 	return errors.Join(errs...)
 }
@@ -122,8 +122,11 @@ func StartBroker(ctx context.Context, cfg BrokerConfig) (*Broker, error) {
 		if err == nil {
 			err = b.start(ctx)
 		}
-		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "Address already in use") {
-			return b, err
+		if err == nil {
+			return b, nil
+		}
+		if attempt == 3 || !strings.Contains(err.Error(), "Address already in use") {
+			return nil, err
 		}
 		cfg.Logger.Warn("broker port taken, retrying on new ports", slog.Int("attempt", attempt))
 		if err := os.RemoveAll(filepath.Join(cfg.Dir, dataDir)); err != nil {

@@ -34,38 +34,51 @@ type parking struct {
 // guard → call the API with the key (retrying) → classify → outcome.
 func (p *Pipeline) process(ctx context.Context, in *inbound) *outcome {
 	start := p.clock.Now()
-	cmd, err := p.decode(ctx, in)
+	cmd, err := p.decode(ctx, in) // decode and validate (memoized: the lane needed the session id)
 	var transient *transientError
-	if errors.As(err, &transient) { // schema registry unreachable: try again later
-		r := in.retry
-		r.nextAttempt = start.Add(p.cfg.Retry.Max)
-		return &outcome{in: in, park: &parking{retry: r}}
-	}
-	if err != nil {
-		return p.finish(in, start, callResult{err: err})
-	}
-	if p.keyTooOld(in, start) {
-		if in.retry.sent {
-			// Already sent once: replaying now could execute it twice.
-			return p.finish(in, start, callResult{err: errKeyExpiredAfterSend, exhausted: true, sent: true})
-		}
-		out := p.finish(in, start, callResult{})
-		out.verdict = verdict{Status: StatusExpired, Code: "key_expired",
-			Description: "record older than the key-lifetime margin; not sent"}
-		return out
-	}
-	if in.fromRetry && !p.waitUntil(ctx, in.retry.nextAttempt) {
-		return &outcome{in: in, sessionID: cmd.SessionID, park: &parking{retry: in.retry, notDue: true}}
+	switch {
+	case errors.As(err, &transient): // schema registry unreachable: try later
+		return park(in, in.retry.with(start.Add(p.cfg.Retry.Max)), false)
+	case err != nil:
+		return p.finish(in, start, callResult{err: err}) // invalid, dead-lettered
+	case p.keyTooOld(in, start):
+		return p.expired(in, start)
+	case in.fromRetry && !p.waitUntil(ctx, in.retry.nextAttempt):
+		return park(in, in.retry, true) // not due within this batch
 	}
 	res := p.call(ctx, in, cmd)
-	if res.parkAt != (time.Time{}) {
-		r := retryState{attempts: res.attempts, firstAttempt: res.first, nextAttempt: res.parkAt, sent: res.sent}
-		return &outcome{in: in, sessionID: cmd.SessionID, park: &parking{retry: r}}
+	if !res.parkAt.IsZero() { // cut by the batch deadline
+		return park(in, retryState{attempts: res.attempts, firstAttempt: res.first, nextAttempt: res.parkAt, sent: res.sent}, false)
 	}
 	out := p.finish(in, start, res)
 	if out.verdict.Status == StatusIndeterminate && cmd.SessionID != "" {
 		out.polled = p.settle(ctx, cmd.SessionID)
 	}
+	return out
+}
+
+// park moves a command to the retry topic.
+func park(in *inbound, r retryState, notDue bool) *outcome {
+	return &outcome{in: in, sessionID: in.sessionID(), park: &parking{retry: r, notDue: notDue}}
+}
+
+// with returns the state with another next-attempt time.
+func (r retryState) with(next time.Time) retryState {
+	r.nextAttempt = next
+	return r
+}
+
+// expired is the outcome of a command past the key-lifetime margin. If an
+// earlier attempt may have reached the service, replaying now could execute
+// it twice, so the outcome is indeterminate instead.
+func (p *Pipeline) expired(in *inbound, start time.Time) *outcome {
+	if in.retry.sent {
+		return p.finish(in, start, callResult{err: errKeyExpiredAfterSend, exhausted: true, sent: true,
+			attempts: in.retry.attempts, first: in.retry.firstAttempt})
+	}
+	out := p.finish(in, start, callResult{})
+	out.verdict = verdict{Status: StatusExpired, Code: "key_expired",
+		Description: "record older than the key-lifetime margin; not sent"}
 	return out
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -291,5 +292,58 @@ func TestRunShutdownParksInFlightWork(t *testing.T) {
 	})
 	if retry != 1 || results != 0 {
 		t.Fatalf("retry records %d, results %d; want 1 and 0", retry, results)
+	}
+}
+
+func TestRunPausesWhileAPIFails(t *testing.T) {
+	env := newKfakeEnv(t)
+	var down atomic.Bool
+	down.Store(true)
+	api := &fakeAPI{}
+	api.handle = func(_ context.Context, c fakeCall) (*payapi.Session, error) {
+		if down.Load() {
+			return nil, &payapi.Error{Code: "http_status", HTTPStatus: 503, Retryable: true, Sent: true}
+		}
+		return &payapi.Session{ID: c.SessionID, Status: "in_progress"}, nil
+	}
+	env.produce(t, captureRecord(env.topics, "key-0001", "ps_1"), captureRecord(env.topics, "key-0002", "ps_2"))
+	stop := env.start(t, api, func(c *Config) {
+		c.PauseAfterFailures = 4
+		c.ProbeInterval = 20 * time.Millisecond
+		c.Retry.MaxAttempts = 2
+	})
+	env.results(t, 2, 20*time.Second) // both indeterminate after 2 attempts each
+	probes := func() int {
+		n := 0
+		for _, c := range api.callsTo("session/status") {
+			if c.SessionID == probeSessionID {
+				n++
+			}
+		}
+		return n
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for probes() < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if probes() < 2 {
+		t.Fatalf("no probes while the API was down")
+	}
+	// Fetching is paused: a new command waits until a probe succeeds.
+	env.produce(t, captureRecord(env.topics, "key-0003", "ps_3"))
+	time.Sleep(200 * time.Millisecond)
+	if n := len(api.callsTo("session/capture")); n != 4 {
+		t.Fatalf("capture calls while paused = %d, want 4 (no new command taken)", n)
+	}
+	down.Store(false)
+	got := env.results(t, 3, 20*time.Second)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if s := got["key-0003"][0].Status; s != codec.StatusAccepted {
+		t.Fatalf("after recovery: %s", s)
+	}
+	if s := got["key-0001"][0].Status; s != codec.StatusIndeterminate {
+		t.Fatalf("while down: %s", s)
 	}
 }

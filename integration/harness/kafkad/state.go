@@ -40,6 +40,15 @@ func readState(path string) (state, error) {
 	if err != nil {
 		return state{}, fmt.Errorf("read state: %w", err)
 	}
+	st, err := parseState(b)
+	if err != nil {
+		return state{}, fmt.Errorf("read state %s: %w", path, err)
+	}
+	return st, nil
+}
+
+// parseState reads the key=value lines that writeState writes; unknown keys are ignored.
+func parseState(b []byte) (state, error) {
 	var st state
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
@@ -48,14 +57,22 @@ func readState(path string) (state, error) {
 		case "addr":
 			st.addr = v
 		case "pid":
-			if st.pid, err = strconv.Atoi(v); err != nil {
-				return state{}, fmt.Errorf("read state %s: pid: %w", path, err)
+			pid, err := strconv.Atoi(v)
+			if err != nil || pid <= 0 {
+				return state{}, fmt.Errorf("pid %q is not a process id", v)
 			}
+			st.pid = pid
 		case "dir":
 			st.dir = v
 		case "log":
 			st.log = v
 		}
+	}
+	if err := sc.Err(); err != nil {
+		return state{}, err
+	}
+	if st.addr == "" || st.pid == 0 {
+		return state{}, fmt.Errorf("incomplete state: addr=%q pid=%d", st.addr, st.pid)
 	}
 	return st, nil
 }

@@ -1,0 +1,149 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/payapi"
+)
+
+// API is the part of *payapi.Client the reconciler calls.
+type API interface {
+	Status(ctx context.Context, sessionID string, opts ...payapi.CallOption) (*payapi.Session, error)
+	Confirm(ctx context.Context, sessionID string, opts ...payapi.CallOption) (*payapi.Session, error)
+}
+
+// Producer is the part of *kgo.Client the reconciler publishes with: a
+// non-transactional client with acks=all and idempotence.
+type Producer interface {
+	ProduceSync(ctx context.Context, rs ...*kgo.Record) kgo.ProduceResults
+}
+
+// Encoder encodes an outcome record.
+type Encoder interface {
+	Encode(rec codec.Record) ([]byte, error)
+}
+
+// Config configures a Reconciler. Zero durations and counts take the
+// defaults shown.
+type Config struct {
+	// Brokers of the Kafka cluster, for the reconciler's own consumer. Required.
+	Brokers []string
+	// KafkaOpts are extra consumer options (TLS, SASL, client id).
+	KafkaOpts []kgo.Opt
+	// Group is the consumer group every replica joins. Default
+	// "paysession-reconciler".
+	Group string
+	// SessionsTopic default "payments.sessions".
+	SessionsTopic string
+	// Producer publishes polled states. Required.
+	Producer Producer
+	// Encoder encodes them. Required.
+	Encoder Encoder
+	// Decoder reads the sessions topic. Default AvroStateDecoder.
+	Decoder StateDecoder
+	// API polls session/status and sends session/confirm. Required.
+	API API
+	// APIVersion is recorded on polled states. Default 1.
+	APIVersion int
+	// Tracker, when set, is shared with the ingress and the pipeline of the
+	// same process so a poll never publishes behind a webhook.
+	Tracker *sessionstate.Tracker
+	// QuietAfter: a session with no new state for this long is polled.
+	// Default 5m.
+	QuietAfter time.Duration
+	// MaxBackoff caps the wait between polls of a session that does not
+	// change (doubling from QuietAfter) or whose poll fails. Default 30m.
+	MaxBackoff time.Duration
+	// Tick is how often (real time) due sessions are looked for. Default 1s.
+	Tick time.Duration
+	// MaxInFlight bounds concurrent API calls. Default 8.
+	MaxInFlight int
+	// CallTimeout bounds one API call and its publish. Default 30s.
+	CallTimeout time.Duration
+	// Confirm is the confirmation policy. Default: wait for upstream.
+	Confirm ConfirmPolicy
+	// Registerer receives the metrics; nil registers nowhere.
+	Registerer prometheus.Registerer
+	// Logger is required.
+	Logger *slog.Logger
+	// Clock default: the system clock.
+	Clock Clock
+}
+
+func (c *Config) defaults() {
+	def(&c.Group, "paysession-reconciler")
+	def(&c.SessionsTopic, "payments.sessions")
+	def(&c.APIVersion, 1)
+	def(&c.QuietAfter, 5*time.Minute)
+	def(&c.MaxBackoff, 30*time.Minute)
+	def(&c.Tick, time.Second)
+	def(&c.MaxInFlight, 8)
+	def(&c.CallTimeout, 30*time.Second)
+	c.Confirm.defaults()
+	if c.Decoder == nil {
+		c.Decoder = AvroStateDecoder{}
+	}
+	if c.Clock == nil {
+		c.Clock = systemClock{}
+	}
+}
+
+func def[T comparable](p *T, v T) {
+	var zero T
+	if *p == zero {
+		*p = v
+	}
+}
+
+// Validate reports every missing or invalid field at once.
+func (c Config) Validate() error {
+	var errs []error
+	add := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{field}, args...)...))
+	}
+	if len(c.Brokers) == 0 {
+		add("Brokers", "required")
+	}
+	if c.Producer == nil {
+		add("Producer", "required")
+	}
+	if c.Encoder == nil {
+		add("Encoder", "required")
+	}
+	if c.API == nil {
+		add("API", "required")
+	}
+	if c.Logger == nil {
+		add("Logger", "required")
+	}
+	if c.APIVersion != 0 && c.APIVersion != 1 && c.APIVersion != 2 {
+		add("APIVersion", "%d: want 1 or 2", c.APIVersion)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"QuietAfter", c.QuietAfter}, {"MaxBackoff", c.MaxBackoff}, {"Tick", c.Tick}, {"CallTimeout", c.CallTimeout}} {
+		if d.v < 0 {
+			add(d.name, "%s is negative", d.v)
+		}
+	}
+	if c.QuietAfter > 0 && c.MaxBackoff > 0 && c.MaxBackoff < c.QuietAfter {
+		add("MaxBackoff", "%s is shorter than QuietAfter %s", c.MaxBackoff, c.QuietAfter)
+	}
+	if c.MaxInFlight < 0 {
+		add("MaxInFlight", "%d is negative", c.MaxInFlight)
+	}
+	if err := c.Confirm.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("Confirm: %w", err))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,21 @@
+// Package reconcile keeps every session moving when webhooks do not arrive:
+// sessions that are not final and have been quiet longer than QuietAfter are
+// polled with session/status (with backoff) and their new state is published
+// on the sessions topic (source poll). It also applies the confirmation
+// policy to sessions waiting for session/confirm and surfaces the
+// 240-minute confirmation deadline before it expires.
+//
+// Data path: sessions topic (compacted, key = session id) → pending set →
+// session/status → sessions topic.
+//
+// Restarts and replicas: the pending set is not stored anywhere; it is
+// derived from the sessions topic itself. Every replica joins one consumer
+// group (Group) on that topic and never commits offsets, so each replica
+// reads the partitions it is assigned from the beginning and holds the
+// latest state of exactly those sessions: the pending set is partitioned
+// like the topic and each session is polled by one replica. On a rebalance
+// a replica drops the sessions of revoked partitions and rebuilds the ones
+// it gains by re-reading them, so after a restart or a crash nothing is
+// lost, only re-read. The compacted topic keeps that read proportional to
+// the number of sessions, not to their history.
+package reconcile

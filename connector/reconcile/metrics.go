@@ -1,0 +1,46 @@
+package reconcile
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+type metrics struct {
+	polls    *prometheus.CounterVec
+	confirms *prometheus.CounterVec
+	warnings prometheus.Counter
+}
+
+func newMetrics(reg prometheus.Registerer, p *pendingSet) (*metrics, error) {
+	m := &metrics{
+		polls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paysession_reconcile_polls_total",
+			Help: "session/status polls by result: changed, unchanged, error, not_found.",
+		}, []string{"result"}),
+		confirms: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paysession_reconcile_auto_confirms_total",
+			Help: "Automatic session/confirm calls by result: confirmed, error.",
+		}, []string{"result"}),
+		warnings: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "paysession_reconcile_confirm_deadline_warnings_total",
+			Help: "Session states published because the confirmation deadline is near.",
+		}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	open := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "paysession_reconcile_open_sessions",
+		Help: "Sessions of this replica's partitions that are not final.",
+	}, func() float64 { _, n := p.counts(); return float64(n) })
+	for _, c := range []prometheus.Collector{m.polls, m.confirms, m.warnings, open} {
+		if err := reg.Register(c); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if !errors.As(err, &are) {
+				return nil, err
+			}
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,176 @@
+package reconcile
+
+import (
+	"sync"
+	"time"
+
+	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/codec"
+)
+
+// entry is what the reconciler knows of one session of its partitions.
+type entry struct {
+	id        string
+	partition int32
+	version   sessionstate.Version
+	state     *codec.SessionState // nil once final: final sessions keep only their version
+	final     bool
+
+	nextPoll     time.Time // when it is due (quiet since its last state, or backing off)
+	misses       int       // polls in a row that failed or found nothing new
+	confirmSince time.Time // when it started waiting for session/confirm; zero if not waiting
+	warned       bool      // deadline warning published for this wait
+	pollFirst    bool      // an auto-confirm failed: refresh the state before retrying
+	busy         bool      // an API call is in flight
+}
+
+// action is what a due session needs.
+type action int
+
+const (
+	actPoll action = iota
+	actWarn
+	actConfirm
+)
+
+// task is a due session handed to a worker: a copy, not the entry.
+type task struct {
+	id        string
+	partition int32
+	act       action
+	state     *codec.SessionState
+	deadline  time.Time
+}
+
+// pendingSet holds the latest state of every session of the assigned
+// partitions.
+type pendingSet struct {
+	mu      sync.Mutex
+	policy  ConfirmPolicy
+	quiet   time.Duration
+	entries map[string]*entry
+}
+
+func newPendingSet(policy ConfirmPolicy, quiet time.Duration) *pendingSet {
+	return &pendingSet{policy: policy, quiet: quiet, entries: make(map[string]*entry)}
+}
+
+// apply records a state read from the topic or just published, when it is
+// newer than what the set holds. It reports whether it was.
+func (p *pendingSet) apply(st *codec.SessionState, partition int32) bool {
+	v := sessionstate.VersionOf(st)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e, ok := p.entries[v.SessionID]
+	if !ok {
+		e = &entry{id: v.SessionID}
+		p.entries[v.SessionID] = e
+	} else if !sessionstate.Newer(v, e.version) {
+		e.partition = partition
+		return false
+	}
+	e.partition, e.version, e.misses, e.pollFirst = partition, v, 0, false
+	e.final = sessionstate.IsFinal(st.Session.Status)
+	e.state = st
+	if e.final {
+		e.state = nil
+	}
+	e.nextPoll = st.ObservedAt.Add(p.quiet)
+	if !WaitsForConfirm(&st.Session) {
+		e.confirmSince, e.warned = time.Time{}, false
+	} else if e.confirmSince.IsZero() {
+		e.confirmSince = st.ObservedAt
+		if st.Session.UpdatedAt != nil {
+			e.confirmSince = *st.Session.UpdatedAt
+		}
+	}
+	return true
+}
+
+// remove forgets a session (tombstone, or unknown to the service).
+func (p *pendingSet) remove(id string) {
+	p.mu.Lock()
+	delete(p.entries, id)
+	p.mu.Unlock()
+}
+
+// dropPartitions forgets the sessions of partitions no longer assigned.
+func (p *pendingSet) dropPartitions(parts []int32) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	drop := make(map[int32]bool, len(parts))
+	for _, pt := range parts {
+		drop[pt] = true
+	}
+	for id, e := range p.entries {
+		if drop[e.partition] {
+			delete(p.entries, id)
+		}
+	}
+}
+
+// due marks busy and returns the sessions that need an action at now, at
+// most limit of them.
+func (p *pendingSet) due(now time.Time, limit int) []task {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []task
+	for _, e := range p.entries {
+		if len(out) >= limit {
+			break
+		}
+		if e.final || e.busy {
+			continue
+		}
+		t := task{id: e.id, partition: e.partition, state: e.state}
+		switch {
+		case !e.pollFirst && p.policy.AutoConfirms(&e.state.Session) && !now.Before(e.nextPoll.Add(-p.quiet)):
+			t.act = actConfirm // at once, then with backoff
+		case !e.confirmSince.IsZero() && !e.warned && !now.Before(e.confirmSince.Add(p.policy.Deadline-p.policy.WarnBefore)):
+			t.act, t.deadline = actWarn, e.confirmSince.Add(p.policy.Deadline)
+		case !now.Before(e.nextPoll):
+			t.act = actPoll
+		default:
+			continue
+		}
+		e.busy = true
+		out = append(out, t)
+	}
+	return out
+}
+
+// done ends a task: when nothing new was learned the session backs off.
+func (p *pendingSet) done(t task, now time.Time, learned bool, backoff func(int) time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e, ok := p.entries[t.id]
+	if !ok {
+		return
+	}
+	e.busy = false
+	switch t.act {
+	case actWarn:
+		e.warned = true
+	case actPoll:
+		e.pollFirst = false
+	}
+	if !learned {
+		e.misses++
+		e.nextPoll = now.Add(backoff(e.misses))
+		if t.act == actConfirm {
+			e.pollFirst = true
+		}
+	}
+}
+
+// counts returns the sessions held and those not final.
+func (p *pendingSet) counts() (all, open int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range p.entries {
+		if !e.final {
+			open++
+		}
+	}
+	return len(p.entries), open
+}

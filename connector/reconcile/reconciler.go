@@ -1,0 +1,137 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"golang.org/x/sync/errgroup"
+)
+
+// Reconciler polls quiet sessions and applies the confirmation policy.
+type Reconciler struct {
+	cfg     Config
+	log     *slog.Logger
+	pending *pendingSet
+	metrics *metrics
+	workers sync.WaitGroup
+}
+
+// New validates cfg and returns a Reconciler; it connects nothing until Run.
+func New(cfg Config) (*Reconciler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("reconciler config: %w", err)
+	}
+	cfg.defaults()
+	p := newPendingSet(cfg.Confirm, cfg.QuietAfter)
+	m, err := newMetrics(cfg.Registerer, p)
+	if err != nil {
+		return nil, fmt.Errorf("reconciler metrics: %w", err)
+	}
+	return &Reconciler{cfg: cfg, log: cfg.Logger, pending: p, metrics: m}, nil
+}
+
+// OpenSessions returns how many sessions of this replica's partitions are
+// not final.
+func (r *Reconciler) OpenSessions() int { _, n := r.pending.counts(); return n }
+
+// Run consumes the sessions topic and polls due sessions until ctx ends.
+// It returns after its consumer is closed and every call in flight ended.
+func (r *Reconciler) Run(ctx context.Context) error {
+	opts := append([]kgo.Opt{
+		kgo.SeedBrokers(r.cfg.Brokers...),
+		kgo.ConsumerGroup(r.cfg.Group),
+		kgo.ConsumeTopics(r.cfg.SessionsTopic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.DisableAutoCommit(), // never commit: every assignment re-reads its partitions
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.BlockRebalanceOnPoll(),
+		kgo.OnPartitionsRevoked(r.onLoss),
+		kgo.OnPartitionsLost(r.onLoss),
+	}, r.cfg.KafkaOpts...)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return fmt.Errorf("reconciler consumer: %w", err)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return r.consume(gctx, cl) })
+	g.Go(func() error { return r.scan(gctx) })
+	err = g.Wait()
+	r.workers.Wait()
+	cl.AllowRebalance() // a blocked rebalance would stall leaving the group
+	cl.Close()
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func (r *Reconciler) onLoss(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
+	r.pending.dropPartitions(lost[r.cfg.SessionsTopic])
+	r.log.Info("reconciler partitions released", slog.Any("partitions", lost[r.cfg.SessionsTopic]))
+}
+
+// consume keeps the pending set up to date with the sessions topic.
+func (r *Reconciler) consume(ctx context.Context, cl *kgo.Client) error {
+	for {
+		fetches := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		fetches.EachError(func(topic string, part int32, err error) {
+			if !errors.Is(err, context.Canceled) {
+				r.log.Warn("reconciler fetch failed", slog.String("topic", topic), slog.Int("partition", int(part)), slog.Any("error", err))
+			}
+		})
+		fetches.EachRecord(func(rec *kgo.Record) {
+			if rec.Value == nil {
+				r.pending.remove(string(rec.Key))
+				return
+			}
+			st, err := r.cfg.Decoder.DecodeSessionState(rec.Value)
+			if err != nil {
+				r.log.Warn("reconciler skips undecodable session state", slog.String("session_id", string(rec.Key)),
+					slog.Int64("offset", rec.Offset), slog.Any("error", err))
+				return
+			}
+			r.pending.apply(st, rec.Partition)
+		})
+		cl.AllowRebalance()
+	}
+}
+
+// scan starts a worker for every due session, at most MaxInFlight at once.
+func (r *Reconciler) scan(ctx context.Context) error {
+	sem := make(chan struct{}, r.cfg.MaxInFlight)
+	t := time.NewTicker(r.cfg.Tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		free := cap(sem) - len(sem)
+		for _, task := range r.pending.due(r.cfg.Clock.Now(), free) {
+			sem <- struct{}{}
+			r.workers.Add(1)
+			go func() {
+				defer func() { <-sem; r.workers.Done() }()
+				r.run(ctx, task)
+			}()
+		}
+	}
+}
+
+// backoff doubles from QuietAfter up to MaxBackoff.
+func (r *Reconciler) backoff(misses int) time.Duration {
+	d := r.cfg.QuietAfter
+	for i := 0; i < misses && d < r.cfg.MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, r.cfg.MaxBackoff)
+}

@@ -1,0 +1,141 @@
+package reconcile
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/payapi"
+)
+
+// Header keys of a deadline warning: the state is published again with
+// them when a session still waits for confirmation WarnBefore its deadline.
+const (
+	HeaderWarning          = "paysession-warning"
+	HeaderConfirmDeadline  = "paysession-confirm-deadline" // RFC 3339, UTC
+	WarningConfirmDeadline = "confirm_deadline"
+)
+
+// run performs one task and tells the pending set whether it learned
+// something new.
+func (r *Reconciler) run(ctx context.Context, t task) {
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.CallTimeout)
+	defer cancel()
+	log := r.log.With(slog.String("session_id", t.id))
+	var learned bool
+	var err error
+	switch t.act {
+	case actConfirm:
+		learned, err = r.confirm(ctx, t)
+	default:
+		learned, err = r.poll(ctx, t)
+	}
+	if err != nil {
+		log.Warn("reconcile call failed", slog.Int("action", int(t.act)), slog.Any("error", err))
+	}
+	r.pending.done(t, r.cfg.Clock.Now(), learned, r.backoff)
+}
+
+// poll fetches the session's state and publishes it when it is newer; a
+// warning task publishes it in any case, with the deadline headers.
+func (r *Reconciler) poll(ctx context.Context, t task) (bool, error) {
+	s, err := r.cfg.API.Status(ctx, t.id)
+	if err != nil {
+		var perr *payapi.Error
+		if errors.As(err, &perr) && perr.Code == "repository_record_not_found" {
+			r.metrics.polls.WithLabelValues("not_found").Inc()
+			r.pending.remove(t.id)
+			return false, fmt.Errorf("session unknown to the service, no longer polled: %w", err)
+		}
+		r.metrics.polls.WithLabelValues("error").Inc()
+		return false, fmt.Errorf("status: %w", err)
+	}
+	st := sessionstate.FromAPI(s, string(codec.SourcePoll), r.cfg.Clock.Now(), r.cfg.APIVersion)
+	var headers []kgo.RecordHeader
+	warn := t.act == actWarn && WaitsForConfirm(&st.Session)
+	if warn {
+		headers = []kgo.RecordHeader{
+			{Key: HeaderWarning, Value: []byte(WarningConfirmDeadline)},
+			{Key: HeaderConfirmDeadline, Value: []byte(t.deadline.UTC().Format(time.RFC3339))},
+		}
+	}
+	published, err := r.publish(ctx, t, st, warn, headers)
+	if err != nil {
+		r.metrics.polls.WithLabelValues("error").Inc()
+		return false, err
+	}
+	if warn {
+		r.metrics.warnings.Inc()
+		r.log.Warn("session still waits for confirmation close to its deadline", slog.String("session_id", t.id),
+			slog.Time("deadline", t.deadline))
+	}
+	if !published {
+		r.metrics.polls.WithLabelValues("unchanged").Inc()
+		return false, nil
+	}
+	r.metrics.polls.WithLabelValues("changed").Inc()
+	return true, nil
+}
+
+// confirm sends session/confirm under a key derived from the session id, so
+// replicas and restarts never confirm twice within the key's 24 hours.
+func (r *Reconciler) confirm(ctx context.Context, t task) (bool, error) {
+	key := confirmKey(t.id)
+	s, err := r.cfg.API.Confirm(ctx, t.id, payapi.WithIdempotencyKey(key))
+	if err != nil {
+		r.metrics.confirms.WithLabelValues("error").Inc()
+		return false, fmt.Errorf("auto-confirm: %w", err)
+	}
+	r.metrics.confirms.WithLabelValues("confirmed").Inc()
+	r.log.Info("session confirmed by policy", slog.String("session_id", t.id))
+	st := sessionstate.FromAPI(s, string(codec.SourceAPIResponse), r.cfg.Clock.Now(), r.cfg.APIVersion)
+	st.IdempotencyKey = &key
+	return r.publish(ctx, t, st, false, nil)
+}
+
+// publish produces st when it is newer than what the sessions topic and
+// this process published (or, with force, when it is at least as new) and
+// records it in the pending set.
+func (r *Reconciler) publish(ctx context.Context, t task, st *codec.SessionState, force bool, headers []kgo.RecordHeader) (bool, error) {
+	v := sessionstate.VersionOf(st)
+	if t.state != nil && !sessionstate.Newer(v, sessionstate.VersionOf(t.state)) &&
+		(!force || sessionstate.Newer(sessionstate.VersionOf(t.state), v)) {
+		return false, nil
+	}
+	if tr := r.cfg.Tracker; tr != nil {
+		// Checked before and admitted after the publish: a failed publish
+		// must not make the tracker believe the state is out.
+		if latest, ok := tr.Latest(t.id); ok && (sessionstate.Newer(latest, v) || (!force && !sessionstate.Newer(v, latest))) {
+			return false, nil
+		}
+	}
+	val, err := r.cfg.Encoder.Encode(st)
+	if err != nil {
+		return false, fmt.Errorf("encode session state: %w", err)
+	}
+	rec := &kgo.Record{Topic: r.cfg.SessionsTopic, Key: []byte(t.id), Value: val, Headers: headers}
+	if err := r.cfg.Producer.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		return false, fmt.Errorf("publish session state: %w", err)
+	}
+	if r.cfg.Tracker != nil {
+		r.cfg.Tracker.AdmitVersion(v)
+	}
+	r.pending.apply(st, t.partition)
+	return true, nil
+}
+
+func confirmKey(sessionID string) string {
+	if k := "autoconfirm-" + sessionID; len(k) <= 64 {
+		return k
+	}
+	sum := sha256.Sum256([]byte(sessionID))
+	return "autoconfirm-" + hex.EncodeToString(sum[:20])
+}

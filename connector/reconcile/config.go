@@ -55,7 +55,10 @@ type Config struct {
 	// APIVersion is recorded on polled states. Default 1.
 	APIVersion int
 	// Tracker, when set, is shared with the ingress and the pipeline of the
-	// same process so a poll never publishes behind a webhook.
+	// same process: a poll never publishes behind a webhook, and every state
+	// read from the topic seeds it, so after a restart the ingress does not
+	// publish a replayed old webhook over the newer state of a session of
+	// this replica's partitions.
 	Tracker *sessionstate.Tracker
 	// QuietAfter: a session with no new state for this long is polled.
 	// Default 5m.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -19,6 +20,7 @@ type Reconciler struct {
 	pending *pendingSet
 	metrics *metrics
 	workers sync.WaitGroup
+	read    atomic.Int64 // session-state records read
 }
 
 // New validates cfg and returns a Reconciler; it connects nothing until Run.
@@ -38,6 +40,9 @@ func New(cfg Config) (*Reconciler, error) {
 // OpenSessions returns how many sessions of this replica's partitions are
 // not final.
 func (r *Reconciler) OpenSessions() int { _, n := r.pending.counts(); return n }
+
+// RecordsRead returns how many session-state records were read so far.
+func (r *Reconciler) RecordsRead() int64 { return r.read.Load() }
 
 // Run consumes the sessions topic and polls due sessions until ctx ends.
 // It returns after its consumer is closed and every call in flight ended.
@@ -99,6 +104,12 @@ func (r *Reconciler) consume(ctx context.Context, cl *kgo.Client) error {
 				return
 			}
 			r.pending.apply(st, rec.Partition)
+			if r.cfg.Tracker != nil {
+				// Seeds the shared tracker: after a restart a replayed old
+				// webhook of these partitions is not published over newer state.
+				r.cfg.Tracker.Admit(st)
+			}
+			r.read.Add(1)
 		})
 		cl.AllowRebalance()
 	}

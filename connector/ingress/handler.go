@@ -15,12 +15,15 @@ import (
 // means Kafka acknowledged every record of the webhook (or did so for an
 // earlier delivery of the same body); 503 asks the service to retry.
 func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	in.handlers.Add(1)
-	defer in.handlers.Done()
 	if code, verdict := in.precheck(r); code != 0 {
 		in.reject(w, code, "none", verdict)
 		return
 	}
+	if !in.enter() {
+		in.reject(w, http.StatusServiceUnavailable, "none", verdictUnavailable)
+		return
+	}
+	defer in.handlers.Done()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, in.cfg.MaxBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -40,10 +43,6 @@ func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		in.cfg.Logger.Warn("webhook malformed", slog.Any("error", err))
 		in.reject(w, http.StatusBadRequest, "none", verdictMalformed)
-		return
-	}
-	if in.stopping.Load() {
-		in.reject(w, http.StatusServiceUnavailable, typeLabel(wh.Type), verdictUnavailable)
 		return
 	}
 	sum := sha256.Sum256(body)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -19,7 +18,8 @@ type Ingress struct {
 
 	baseCtx  context.Context // cancels records still buffered at hard stop
 	cancel   context.CancelFunc
-	stopping atomic.Bool
+	stopMu   sync.RWMutex // orders handlers.Add before Shutdown's Wait
+	stopping bool
 	handlers sync.WaitGroup // requests being served
 	pending  sync.WaitGroup // publish attempts not yet settled
 }
@@ -61,7 +61,9 @@ func (in *Ingress) Run(ctx context.Context) error {
 // first, fails the records still buffered. Call it after the HTTP server's
 // own Shutdown and before closing the Kafka client.
 func (in *Ingress) Shutdown(ctx context.Context) error {
-	in.stopping.Store(true)
+	in.stopMu.Lock()
+	in.stopping = true
+	in.stopMu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		in.handlers.Wait()
@@ -76,6 +78,17 @@ func (in *Ingress) Shutdown(ctx context.Context) error {
 		in.cancel()
 		return fmt.Errorf("webhook ingress shutdown: %w", ctx.Err())
 	}
+}
+
+// enter counts a request in, or reports that the ingress is stopping.
+func (in *Ingress) enter() bool {
+	in.stopMu.RLock()
+	defer in.stopMu.RUnlock()
+	if in.stopping {
+		return false
+	}
+	in.handlers.Add(1)
+	return true
 }
 
 // stripe returns the lock that orders the records of one session.

@@ -17,8 +17,10 @@ import (
 
 // Producer is the part of *kgo.Client the ingress uses. The client must be
 // non-transactional, with acks=all and idempotence (franz-go's defaults).
+// TryProduce fails at once when the client's buffer is full, so a long
+// Kafka outage turns into quick 503s instead of blocked handlers.
 type Producer interface {
-	Produce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error))
+	TryProduce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error))
 }
 
 // Config configures an Ingress. Zero durations and sizes take the defaults

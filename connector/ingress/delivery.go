@@ -107,7 +107,7 @@ func (in *Ingress) startAttempt(d *delivery) *attempt {
 	for _, r := range todo {
 		rec := r.tmpl // a fresh copy: a record is never produced twice
 		rec.Context = ctx
-		in.cfg.Producer.Produce(ctx, &rec, func(_ *kgo.Record, err error) {
+		in.cfg.Producer.TryProduce(ctx, &rec, func(_ *kgo.Record, err error) {
 			if err != nil {
 				a.fail(err)
 			} else {

@@ -23,7 +23,7 @@ type fakeProducer struct {
 	produced int
 }
 
-func (p *fakeProducer) Produce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error)) {
+func (p *fakeProducer) TryProduce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.produced++

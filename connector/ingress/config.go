@@ -135,3 +135,5 @@ func (c Config) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+var _ Producer = (*kgo.Client)(nil)

@@ -206,3 +206,8 @@ func (p *Publishers) PublishFPSBanks(ctx context.Context) error {
 	}
 	return nil
 }
+
+var (
+	_ Producer = (*kgo.Client)(nil)
+	_ API      = (*payapi.Client)(nil)
+)

@@ -150,3 +150,8 @@ func (c Config) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+var (
+	_ Producer = (*kgo.Client)(nil)
+	_ API      = (*payapi.Client)(nil)
+)

@@ -1,0 +1,236 @@
+package codec
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/hamba/avro/v2"
+	"github.com/twmb/franz-go/pkg/sr"
+)
+
+// DecoderConfig configures a Decoder.
+type DecoderConfig struct {
+	// Registry is the schema registry client used to fetch the writer schema
+	// of Confluent wire-format values. Optional: without it such values are
+	// rejected with a *DecodeError.
+	Registry *sr.Client
+	// Logger receives one line per writer schema fetched. Optional.
+	Logger *slog.Logger
+}
+
+// Validate reports configuration problems (none today; kept for the
+// constructor convention).
+func (c DecoderConfig) Validate() error { return nil }
+
+// Decoder decodes command values of every format. It is safe for concurrent
+// use; writer schemas fetched from the registry and their resolution against
+// our reader schemas are cached.
+type Decoder struct {
+	registry *sr.Client
+	log      *slog.Logger
+
+	mu       sync.Mutex
+	writers  map[int]avro.Schema         // registry id -> writer schema
+	resolved map[resolveKey]avro.Schema  // (writer, reader) -> resolved schema
+	failures map[resolveKey]*DecodeError // incompatible pairs, remembered
+	fetching map[int]*sync.WaitGroup     // in-flight registry fetches
+	_        struct{}
+}
+
+type resolveKey struct {
+	writer [8]byte // fingerprint of the writer schema
+	kind   CommandKind
+}
+
+// NewDecoder returns a Decoder.
+func NewDecoder(cfg DecoderConfig) (*Decoder, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := loadSchemas(); err != nil {
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Decoder{
+		registry: cfg.Registry,
+		log:      log,
+		writers:  map[int]avro.Schema{},
+		resolved: map[resolveKey]avro.Schema{},
+		failures: map[resolveKey]*DecodeError{},
+		fetching: map[int]*sync.WaitGroup{},
+	}, nil
+}
+
+// DetectFormat returns the format of a command value from its first bytes.
+func DetectFormat(value []byte) Format {
+	switch {
+	case len(value) > 0 && value[0] == 0x00:
+		return FormatConfluent
+	case len(value) > 1 && value[0] == 0xC3 && value[1] == 0x01:
+		return FormatSingleObject
+	}
+	trimmed := bytes.TrimLeft(value, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		return FormatJSON
+	}
+	return FormatUnknown
+}
+
+// Decode decodes a command value of the given kind. Errors are *DecodeError
+// (final: dead-letter the record) or *RegistryError (transient: retry later).
+// Decode does not validate: call Command.Validate.
+func (d *Decoder) Decode(ctx context.Context, kind CommandKind, value []byte) (Command, error) {
+	cmd := kind.New()
+	if cmd == nil {
+		return nil, &DecodeError{Format: FormatUnknown, Reason: fmt.Sprintf("unknown command kind %q", kind)}
+	}
+	var err error
+	switch f := DetectFormat(value); f {
+	case FormatConfluent:
+		err = d.decodeConfluent(ctx, kind, value, cmd)
+	case FormatSingleObject:
+		err = decodeSingleObject(kind, value, cmd)
+	case FormatJSON:
+		err = decodeJSON(value, cmd)
+	default:
+		err = &DecodeError{Format: FormatUnknown, Reason: unknownFormatReason(value)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return cmd, nil
+}
+
+func unknownFormatReason(value []byte) string {
+	if len(value) == 0 {
+		return "empty value"
+	}
+	return fmt.Sprintf("unknown value format: first byte 0x%02x (want 0x00 Confluent, 0xC3 0x01 single-object, or '{' JSON)", value[0])
+}
+
+func (d *Decoder) decodeConfluent(ctx context.Context, kind CommandKind, value []byte, cmd Command) error {
+	if len(value) < 5 {
+		return &DecodeError{Format: FormatConfluent, Reason: "value shorter than the 5-byte header"}
+	}
+	if d.registry == nil {
+		return &DecodeError{Format: FormatConfluent, Reason: "Confluent wire format but no schema registry is configured"}
+	}
+	id := int(binary.BigEndian.Uint32(value[1:5]))
+	writer, err := d.writerSchema(ctx, id)
+	if err != nil {
+		return err
+	}
+	reader, derr := resolvedReader(d, kind, writer, FormatConfluent)
+	if derr != nil {
+		return derr
+	}
+	return unmarshal(FormatConfluent, reader, value[5:], cmd)
+}
+
+// writerSchema returns the schema registered under id, fetching it once.
+func (d *Decoder) writerSchema(ctx context.Context, id int) (avro.Schema, error) {
+	for {
+		d.mu.Lock()
+		if s, ok := d.writers[id]; ok {
+			d.mu.Unlock()
+			return s, nil
+		}
+		if wg, ok := d.fetching[id]; ok {
+			d.mu.Unlock()
+			wg.Wait()
+			continue
+		}
+		wg := &sync.WaitGroup{}
+		wg.Add(1)
+		d.fetching[id] = wg
+		d.mu.Unlock()
+
+		s, err := d.fetchWriter(ctx, id)
+		d.mu.Lock()
+		delete(d.fetching, id)
+		if err == nil {
+			d.writers[id] = s
+		}
+		d.mu.Unlock()
+		wg.Done()
+		return s, err
+	}
+}
+
+func (d *Decoder) fetchWriter(ctx context.Context, id int) (avro.Schema, error) {
+	sch, err := d.registry.SchemaByID(ctx, id)
+	if err != nil {
+		var re *sr.ResponseError
+		if errors.As(err, &re) && re.StatusCode == 404 {
+			return nil, &DecodeError{Format: FormatConfluent, Reason: fmt.Sprintf("schema id %d not found in the registry", id)}
+		}
+		return nil, &RegistryError{Op: fmt.Sprintf("fetch schema %d", id), Err: err}
+	}
+	if sch.Type != sr.TypeAvro {
+		return nil, &DecodeError{Format: FormatConfluent, Reason: fmt.Sprintf("schema id %d is %s, not Avro", id, sch.Type)}
+	}
+	if len(sch.References) > 0 {
+		return nil, &DecodeError{Format: FormatConfluent, Reason: fmt.Sprintf("schema id %d uses references, which are not supported", id)}
+	}
+	s, err := ParseSchema(sch.Schema)
+	if err != nil {
+		return nil, &DecodeError{Format: FormatConfluent, Reason: fmt.Sprintf("schema id %d does not parse: %v", id, err)}
+	}
+	d.log.Info("fetched writer schema", slog.Int("schema_id", id), slog.String("name", schemaFullName(s)))
+	return s, nil
+}
+
+func schemaFullName(s avro.Schema) string {
+	if n, ok := s.(avro.NamedSchema); ok {
+		return n.FullName()
+	}
+	return string(s.Type())
+}
+
+// resolvedReader returns the schema to decode data written with writer into
+// the Go type of kind: our schema itself when writer is it, else the
+// resolution of the two, cached. d may be nil (no caching across calls).
+func resolvedReader(d *Decoder, kind CommandKind, writer avro.Schema, f Format) (avro.Schema, *DecodeError) {
+	reader := MustSchema(kind.SchemaName())
+	key := resolveKey{writer: fingerprint(writer), kind: kind}
+	if key.writer == fingerprint(reader) {
+		return reader, nil
+	}
+	if d == nil {
+		d = defaultResolver
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s, ok := d.resolved[key]; ok {
+		return s, nil
+	}
+	if e, ok := d.failures[key]; ok {
+		return nil, &DecodeError{Format: f, Field: e.Field, Reason: e.Reason}
+	}
+	s, err := avro.NewSchemaCompatibility().Resolve(reader, writer)
+	if err != nil {
+		e := &DecodeError{Format: f, Reason: fmt.Sprintf("writer schema %s is not compatible with %s: %v", schemaFullName(writer), kind, err)}
+		d.failures[key] = e
+		return nil, e
+	}
+	d.resolved[key] = s
+	return s, nil
+}
+
+// defaultResolver caches resolutions of historical single-object schemas.
+var defaultResolver = &Decoder{resolved: map[resolveKey]avro.Schema{}, failures: map[resolveKey]*DecodeError{}}
+
+func unmarshal(f Format, schema avro.Schema, data []byte, v any) error {
+	if err := api.Unmarshal(schema, data, v); err != nil {
+		return &DecodeError{Format: f, Reason: "malformed Avro data: " + avroReason(err)}
+	}
+	return nil
+}

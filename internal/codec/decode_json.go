@@ -1,0 +1,73 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// decodeJSON decodes a strict JSON command: unknown fields, wrong types,
+// trailing data and invalid JSON are errors naming the field where known.
+func decodeJSON(value []byte, cmd Command) error {
+	dec := json.NewDecoder(bytes.NewReader(value))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(cmd); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return &DecodeError{Format: FormatJSON, Reason: "trailing data after the JSON object"}
+	}
+	return nil
+}
+
+func jsonError(err error) *DecodeError {
+	var (
+		syntax  *json.SyntaxError
+		typeErr *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &syntax):
+		return &DecodeError{Format: FormatJSON, Reason: fmt.Sprintf("invalid JSON at offset %d", syntax.Offset)}
+	case errors.As(err, &typeErr):
+		return &DecodeError{Format: FormatJSON, Field: typeErr.Field, Reason: fmt.Sprintf("wrong type: got JSON %s, want %s", typeErr.Value, jsonKind(typeErr))}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &DecodeError{Format: FormatJSON, Reason: "truncated JSON"}
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, `json: unknown field "`); ok {
+		name = strings.TrimSuffix(name, `"`)
+		return &DecodeError{Format: FormatJSON, Field: name, Reason: "unknown field"}
+	}
+	if strings.Contains(msg, "metadata") {
+		return &DecodeError{Format: FormatJSON, Field: "metadata", Reason: "not valid JSON"}
+	}
+	return &DecodeError{Format: FormatJSON, Reason: strings.TrimPrefix(msg, "json: ")}
+}
+
+// jsonKind names the JSON type the Go field wants, without Go type names.
+func jsonKind(e *json.UnmarshalTypeError) string {
+	if e.Type == nil {
+		return "another type"
+	}
+	switch e.Type.Kind().String() {
+	case "string":
+		return "string"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "integer"
+	case "float32", "float64":
+		return "number"
+	case "bool":
+		return "boolean"
+	case "slice", "array":
+		return "array"
+	case "struct", "map", "ptr":
+		return "object"
+	}
+	return "another type"
+}
+
+// avroReason returns a hamba error's message without card data.
+func avroReason(err error) string { return scrub(err.Error()) }

@@ -1,0 +1,31 @@
+package codec
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/hamba/avro/v2/soe"
+)
+
+// decodeSingleObject decodes an Avro single-object encoded value whose
+// fingerprint is our current schema of kind or one of its released versions.
+func decodeSingleObject(kind CommandKind, value []byte, cmd Command) error {
+	if len(value) < 10 || !bytes.Equal(value[:2], soe.Magic) {
+		return &DecodeError{Format: FormatSingleObject, Reason: "value shorter than the 10-byte single-object header"}
+	}
+	var fp [8]byte
+	copy(fp[:], value[2:10])
+	p, err := loadSchemas()
+	if err != nil {
+		return err
+	}
+	writer, ok := p.byFingerprint[kind.SchemaName()][fp]
+	if !ok {
+		return &DecodeError{Format: FormatSingleObject, Reason: fmt.Sprintf("unknown schema fingerprint %x for %s", fp, kind)}
+	}
+	reader, derr := resolvedReader(nil, kind, writer, FormatSingleObject)
+	if derr != nil {
+		return derr
+	}
+	return unmarshal(FormatSingleObject, reader, value[10:], cmd)
+}

@@ -1,0 +1,108 @@
+package codec
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/hamba/avro/v2"
+	"github.com/hamba/avro/v2/soe"
+	"github.com/paysession/paysession/schemas"
+)
+
+// api is the hamba configuration of every encode and decode: bounded
+// allocations so that a hostile record cannot exhaust memory, and arrays
+// without the optional block byte size, which every Avro library reads.
+var api = avro.Config{
+	TagKey:                 "avro",
+	DisableBlockSizeHeader: true,
+	MaxByteSliceSize:       4 << 20,
+	MaxSliceAllocSize:      1 << 16,
+	UnionResolutionError:   true,
+}.Freeze()
+
+type parsedSchemas struct {
+	current map[schemas.Name]avro.Schema
+	// byFingerprint maps a schema's CRC-64-AVRO fingerprint to the schema,
+	// for the current and every released version.
+	byFingerprint map[schemas.Name]map[[8]byte]avro.Schema
+}
+
+var loadSchemas = sync.OnceValues(func() (*parsedSchemas, error) {
+	p := &parsedSchemas{
+		current:       map[schemas.Name]avro.Schema{},
+		byFingerprint: map[schemas.Name]map[[8]byte]avro.Schema{},
+	}
+	for _, n := range schemas.All() {
+		if err := p.load(n); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+})
+
+func (p *parsedSchemas) load(n schemas.Name) error {
+	text, err := schemas.Get(n)
+	if err != nil {
+		return err
+	}
+	s, err := ParseSchema(text)
+	if err != nil {
+		return fmt.Errorf("schema %s: %w", n, err)
+	}
+	p.current[n] = s
+	p.byFingerprint[n] = map[[8]byte]avro.Schema{fingerprint(s): s}
+	versions, err := schemas.History(n)
+	if err != nil {
+		return err
+	}
+	for _, v := range versions {
+		hs, err := ParseSchema(v.Text)
+		if err != nil {
+			return fmt.Errorf("schema %s v%d: %w", n, v.Version, err)
+		}
+		if _, ok := p.byFingerprint[n][fingerprint(hs)]; !ok {
+			p.byFingerprint[n][fingerprint(hs)] = hs
+		}
+	}
+	return nil
+}
+
+// ParseSchema parses an Avro schema in isolation (its own name cache), so
+// that two versions of the same named types never mix.
+func ParseSchema(text string) (avro.Schema, error) {
+	return avro.ParseWithCache(text, "", &avro.SchemaCache{})
+}
+
+// Schema returns the parsed current schema of n.
+func Schema(n schemas.Name) (avro.Schema, error) {
+	p, err := loadSchemas()
+	if err != nil {
+		return nil, err
+	}
+	s, ok := p.current[n]
+	if !ok {
+		return nil, fmt.Errorf("unknown schema %q", n)
+	}
+	return s, nil
+}
+
+// MustSchema is Schema for names known at compile time; it panics on error.
+func MustSchema(n schemas.Name) avro.Schema {
+	s, err := Schema(n)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// fingerprint returns the CRC-64-AVRO fingerprint of s in the byte order of
+// the single-object encoding header (little-endian).
+func fingerprint(s avro.Schema) [8]byte {
+	fp, err := soe.ComputeFingerprint(s)
+	if err != nil {
+		panic(fmt.Sprintf("crc64 fingerprint: %v", err))
+	}
+	var out [8]byte
+	copy(out[:], fp)
+	return out
+}

@@ -1,0 +1,124 @@
+package codec
+
+import (
+	"errors"
+	"strings"
+)
+
+// problems collects the validation errors of one command, in field order.
+type problems []error
+
+func (p *problems) add(field, rule, reason string) {
+	*p = append(*p, &ValidationError{Field: field, Rule: rule, Reason: reason})
+}
+
+func (p problems) err() error { return errors.Join(p...) }
+
+func join(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+// ValidateIdempotencyKey checks an idempotency key (the record key): 4 to 64
+// printable ASCII characters (0x21..0x7E). The error is a *ValidationError
+// for field "key".
+func ValidateIdempotencyKey(key string) error {
+	if len(key) < 4 || len(key) > 64 {
+		return &ValidationError{Field: "key", Rule: RuleLength, Reason: "idempotency key must be 4 to 64 characters"}
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x21 || key[i] > 0x7e {
+			return &ValidationError{Field: "key", Rule: RuleFormat, Reason: "idempotency key must be printable ASCII without spaces"}
+		}
+	}
+	return nil
+}
+
+// ValidSessionID reports whether s has the shape ps_<digits>.
+func ValidSessionID(s string) bool {
+	rest, ok := strings.CutPrefix(s, "ps_")
+	return ok && isDigits(rest) && len(rest) <= 30
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerAlpha(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *problems) sessionID(field, v string) {
+	switch {
+	case v == "":
+		p.add(field, RuleRequired, "session id is required")
+	case !ValidSessionID(v):
+		p.add(field, RuleFormat, "session id must have the shape ps_<digits>")
+	}
+}
+
+func (p *problems) required(field, v string) {
+	if strings.TrimSpace(v) == "" {
+		p.add(field, RuleRequired, "must not be blank")
+	}
+}
+
+func (p *problems) amount(field string, v int64) {
+	if v <= 0 {
+		p.add(field, RulePositive, "amount must be greater than 0 (minor units)")
+	}
+}
+
+func (p *problems) currency(field, v string) {
+	switch {
+	case v == "":
+		p.add(field, RuleRequired, "currency is required")
+	case len(v) != 3 || !isLowerAlpha(v):
+		p.add(field, RuleFormat, "currency must be 3 lowercase letters")
+	}
+}
+
+// optionalAmount checks an amount that may be absent; currency goes with it.
+func (p *problems) optionalAmount(amount *int64, currency *string) {
+	switch {
+	case amount != nil:
+		p.amount("amount", *amount)
+		if currency == nil {
+			p.add("currency", RuleRequired, "currency is required with amount")
+		} else {
+			p.currency("currency", *currency)
+		}
+	case currency != nil:
+		p.add("amount", RuleRequired, "amount is required with currency")
+	}
+}
+
+func (p *problems) phone(field, v string) {
+	switch {
+	case v == "":
+		p.add(field, RuleRequired, "phone is required")
+	case !isDigits(v) || len(v) < 10 || len(v) > 15:
+		p.add(field, RuleFormat, "phone must be 10 to 15 digits")
+	}
+}
+
+func (p *problems) metadata(m *Metadata) {
+	if m != nil && !m.Valid() {
+		p.add("metadata", RuleFormat, "metadata must be one JSON document")
+	}
+}

@@ -70,7 +70,7 @@ func (p *pendingSet) apply(st *codec.SessionState, partition int32) bool {
 		return false
 	}
 	e.partition, e.version, e.misses, e.pollFirst = partition, v, 0, false
-	e.final = sessionstate.IsFinal(st.Session.Status)
+	e.final = Settled(&st.Session)
 	e.state = st
 	if e.final {
 		e.state = nil
@@ -82,6 +82,25 @@ func (p *pendingSet) apply(st *codec.SessionState, partition int32) bool {
 		e.confirmSince = st.ObservedAt
 		if st.Session.UpdatedAt != nil {
 			e.confirmSince = *st.Session.UpdatedAt
+		}
+	}
+	return true
+}
+
+// Settled reports whether a session needs no more polling: its status is
+// final, or every operation is final and the service waits for nothing
+// (the spec's statuses are an open set; a timed-out confirmation cancels
+// the operation whatever the session status says).
+func Settled(s *codec.Session) bool {
+	if sessionstate.IsFinal(s.Status) {
+		return true
+	}
+	if len(s.Operations) == 0 || s.NextAction != nil {
+		return false
+	}
+	for _, op := range s.Operations {
+		if !isFinalOp(op.Status) {
+			return false
 		}
 	}
 	return true

@@ -259,3 +259,25 @@ func TestConfigValidateNamesEveryField(t *testing.T) {
 		}
 	}
 }
+
+func TestSettled(t *testing.T) {
+	confirm := "confirm"
+	tests := []struct {
+		name string
+		s    codec.Session
+		want bool
+	}{
+		{"accepted", codec.Session{Status: "accepted"}, true},
+		{"created, no operations", codec.Session{Status: "created"}, false},
+		{"in progress, operation pending", codec.Session{Status: "in_progress", Operations: []codec.Operation{{Status: "pending"}}}, false},
+		{"in progress, every operation canceled", codec.Session{Status: "in_progress", Operations: []codec.Operation{{Status: "canceled"}, {Status: "succeeded"}}}, true},
+		{"operations final but waiting", codec.Session{Status: "in_progress", NextAction: &confirm, Operations: []codec.Operation{{Status: "canceled"}}}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Settled(&tc.s); got != tc.want {
+				t.Fatalf("Settled = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,311 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/rsa"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/connector/ingress"
+	"github.com/paysession/paysession/connector/reconcile"
+	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/integration/harness"
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/payapi"
+	"github.com/paysession/paysession/internal/paysim"
+	"github.com/paysession/paysession/internal/signing"
+)
+
+func TestMain(m *testing.M) { harness.Main(m) }
+
+const project = "proj-webhook"
+
+var (
+	keysOnce            sync.Once
+	serviceKey, partner *rsa.PrivateKey
+)
+
+func keys(t *testing.T) {
+	t.Helper()
+	keysOnce.Do(func() {
+		var err error
+		if serviceKey, err = signing.GenerateKey(2048); err == nil {
+			partner, err = signing.GenerateKey(2048)
+		}
+		if err != nil {
+			panic(err)
+		}
+	})
+}
+
+// jsonEncoder stands in for the Avro encoder: the webhook path does not
+// depend on the value format, and the reconciler's decoder reads JSON too.
+type jsonEncoder struct{}
+
+func (jsonEncoder) Encode(rec codec.Record) ([]byte, error) { return json.Marshal(rec) }
+
+// delivery is one webhook attempt as the sandbox made it.
+type delivery struct {
+	body []byte
+	sig  string
+	code int
+}
+
+// rig is the sandbox, the connector's webhook ingress in front of a real
+// broker, and a recorder of every webhook attempt between them.
+type rig struct {
+	sim      *paysim.Server
+	api      *payapi.Client
+	brokers  []string
+	admin    *kgo.Client
+	prod     *kgo.Client
+	events   string
+	sessions string
+	tracker  *sessionstate.Tracker
+	ingress  *ingress.Ingress
+	url      string // the ingress endpoint
+
+	mu         sync.Mutex
+	deliveries []delivery
+	target     http.Handler // where the recorder forwards
+}
+
+type rigOpts struct {
+	brokers        []string // default: the shared broker
+	publishTimeout time.Duration
+}
+
+func newRig(t *testing.T, o rigOpts) *rig {
+	t.Helper()
+	keys(t)
+	if o.brokers == nil {
+		o.brokers = harness.Kafka(t)
+	}
+	if o.publishTimeout == 0 {
+		o.publishTimeout = 2 * time.Second
+	}
+	g := &rig{brokers: o.brokers}
+	g.admin = newClient(t, g.brokers)
+	g.events = harness.Topic(t, g.admin, 3)
+	g.sessions = harness.Topic(t, g.admin, 3)
+	g.prod = newClient(t, g.brokers, kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerLinger(0),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond }))
+
+	srv := httptest.NewServer(http.HandlerFunc(g.record))
+	t.Cleanup(srv.Close)
+	g.url = srv.URL + "/webhooks"
+
+	sim, err := paysim.New(paysim.Config{
+		Clock:      paysim.NewFakeClock(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)),
+		Projects:   []paysim.Project{paysim.DevProject(project, &partner.PublicKey, g.url)},
+		ServiceKey: serviceKey,
+		Logger:     testLogger(),
+		Seed:       7,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	g.sim = sim
+	if g.api, err = payapi.New(payapi.Config{BaseURL: sim.URL(), Version: 1, Project: project,
+		Signer: signing.NewRSASigner(partner, signing.PKCS1v15)}); err != nil {
+		t.Fatal(err)
+	}
+	g.ingress, g.tracker = g.newIngress(t, o.publishTimeout)
+	g.target = g.ingress
+	return g
+}
+
+// newIngress builds a connector's ingress (a fresh process: own tracker
+// and dedupe cache) publishing to the rig's topics.
+func (g *rig) newIngress(t *testing.T, publishTimeout time.Duration) (*ingress.Ingress, *sessionstate.Tracker) {
+	t.Helper()
+	tr, err := sessionstate.NewTracker(sessionstate.TrackerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := ingress.New(ingress.Config{
+		Verifier:           signing.NewRSAVerifier(signing.PKCS1v15, &serviceKey.PublicKey),
+		Producer:           g.prod,
+		Encoder:            jsonEncoder{},
+		Tracker:            tr,
+		WebhookEventsTopic: g.events,
+		SessionsTopic:      g.sessions,
+		PublishTimeout:     publishTimeout,
+		Registerer:         prometheus.NewRegistry(),
+		Logger:             testLogger(),
+		Now:                g.simNow,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = in.Shutdown(context.Background()) })
+	return in, tr
+}
+
+func (g *rig) simNow() time.Time { return g.sim.Now() }
+
+// newReconciler starts a reconciler on the rig's sessions topic, on the
+// sandbox's clock.
+func (g *rig) newReconciler(t *testing.T, tr *sessionstate.Tracker, policy reconcile.ConfirmPolicy) *reconcile.Reconciler {
+	t.Helper()
+	r, err := reconcile.New(reconcile.Config{
+		Brokers: g.brokers, Group: "reconciler-" + g.sessions, SessionsTopic: g.sessions,
+		Producer: g.prod, Encoder: jsonEncoder{}, API: g.api, Tracker: tr, Confirm: policy,
+		QuietAfter: 5 * time.Minute, MaxBackoff: 10 * time.Minute, Tick: 20 * time.Millisecond,
+		Clock: g.sim, Logger: testLogger(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("reconciler: %v", err)
+		}
+	})
+	return r
+}
+
+// record remembers a webhook attempt and forwards it to the connector.
+func (g *rig) record(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rec := httptest.NewRecorder()
+	g.mu.Lock()
+	target := g.target
+	g.mu.Unlock()
+	target.ServeHTTP(rec, r)
+	g.mu.Lock()
+	g.deliveries = append(g.deliveries, delivery{body: body, sig: r.Header.Get("X-PARTNER-SIGN"), code: rec.Code})
+	g.mu.Unlock()
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+}
+
+func (g *rig) attempts() []delivery {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]delivery(nil), g.deliveries...)
+}
+
+// idle waits until the sandbox has no processing or webhook in flight.
+func (g *rig) idle(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := g.sim.WaitIdle(ctx); err != nil {
+		t.Fatalf("sandbox not idle: %v", err)
+	}
+}
+
+// advance moves the sandbox clock in steps, letting due work run.
+func (g *rig) advance(t *testing.T, total, step time.Duration) {
+	t.Helper()
+	for d := time.Duration(0); d < total; d += step {
+		g.sim.Advance(step)
+		g.idle(t)
+	}
+}
+
+func newClient(t *testing.T, brokers []string, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(brokers...)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+// readAll returns every committed record of topic, in offset order per
+// partition, once the reader reached the end offsets.
+func (g *rig) readAll(t *testing.T, topic string) []*kgo.Record {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ends, err := kadm.NewClient(g.admin).ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatalf("end offsets %s: %v", topic, err)
+	}
+	want := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			want[o.Partition] = o.Offset
+		}
+	})
+	cl := newClient(t, g.brokers, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	defer cl.Close()
+	var out []*kgo.Record
+	for len(want) > 0 {
+		f := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("reading %s: %v", topic, ctx.Err())
+		}
+		f.EachRecord(func(r *kgo.Record) {
+			out = append(out, r)
+			if r.Offset+1 >= want[r.Partition] {
+				delete(want, r.Partition)
+			}
+		})
+	}
+	return out
+}
+
+func decodeState(t *testing.T, r *kgo.Record) *codec.SessionState {
+	t.Helper()
+	var st codec.SessionState
+	if err := json.Unmarshal(r.Value, &st); err != nil {
+		t.Fatal(err)
+	}
+	return &st
+}
+
+func decodeEvent(t *testing.T, r *kgo.Record) *codec.WebhookEvent {
+	t.Helper()
+	var ev codec.WebhookEvent
+	if err := json.Unmarshal(r.Value, &ev); err != nil {
+		t.Fatal(err)
+	}
+	return &ev
+}
+
+// publishResponse puts a session state on the sessions topic as the
+// command pipeline does with an API response.
+func (g *rig) publishResponse(t *testing.T, s *payapi.Session) {
+	t.Helper()
+	st := sessionstate.FromAPI(s, string(codec.SourceAPIResponse), g.sim.Now(), 1)
+	v, _ := json.Marshal(st)
+	if err := g.prod.ProduceSync(context.Background(), &kgo.Record{Topic: g.sessions, Key: []byte(s.ID), Value: v}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testLogger() *slog.Logger {
+	if os.Getenv("WEBHOOK_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.DiscardHandler)
+}

@@ -89,9 +89,12 @@ func sessionCallFor(c codec.Command) (callFunc, error) {
 			return a.Cancel(ctx, id, o...)
 		}, nil
 	case *codec.StatusRefresh:
+		// Read-only: sent without the key (the service refuses keys on
+		// read-only methods with idempotency_key_not_supported; a replay is
+		// harmless).
 		id := c.SessionID
-		return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {
-			return a.Status(ctx, id, o...)
+		return func(ctx context.Context, a API, _ ...payapi.CallOption) (*payapi.Session, error) {
+			return a.Status(ctx, id)
 		}, nil
 	case *codec.FPSVerification:
 		req := payapi.FPSVerificationRequest{Phone: c.Phone, BankID: c.BankID, Recipient: recipient(&c.Recipient)}

@@ -1,0 +1,133 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/connector/pipeline"
+	"github.com/paysession/paysession/internal/codec"
+)
+
+// outcomes reads the outcome topics with read_committed in the background
+// and indexes what arrived.
+type outcomes struct {
+	mu       sync.Mutex
+	cond     *sync.Cond
+	results  map[string][]codec.CommandResult // by idempotency key
+	sessions map[string][]codec.SessionState  // by session id
+	dead     map[string][]*kgo.Record         // by original key
+	total    int
+}
+
+func readOutcomes(t *testing.T, seeds []string, topics pipeline.Topics) *outcomes {
+	t.Helper()
+	o := &outcomes{results: map[string][]codec.CommandResult{}, sessions: map[string][]codec.SessionState{},
+		dead: map[string][]*kgo.Record{}}
+	o.cond = sync.NewCond(&o.mu)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...),
+		kgo.ConsumeTopics(topics.Results, topics.Sessions, topics.DeadLetter),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchMaxWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			fs := cl.PollFetches(ctx)
+			o.mu.Lock()
+			fs.EachRecord(func(r *kgo.Record) { o.add(t, topics, r) })
+			o.cond.Broadcast()
+			o.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done; cl.Close() })
+	return o
+}
+
+func (o *outcomes) add(t *testing.T, topics pipeline.Topics, r *kgo.Record) {
+	switch r.Topic {
+	case topics.Results:
+		var res codec.CommandResult
+		if err := decodeOutcome(r.Value, &res); err != nil {
+			t.Errorf("decode result: %v", err)
+			return
+		}
+		o.results[string(r.Key)] = append(o.results[string(r.Key)], res)
+		o.total++
+	case topics.Sessions:
+		var st codec.SessionState
+		if err := decodeOutcome(r.Value, &st); err != nil {
+			t.Errorf("decode session state: %v", err)
+			return
+		}
+		o.sessions[string(r.Key)] = append(o.sessions[string(r.Key)], st)
+	case topics.DeadLetter:
+		o.dead[string(r.Key)] = append(o.dead[string(r.Key)], r)
+	}
+}
+
+// result waits for the result of key and returns it.
+func (o *outcomes) result(t *testing.T, key string, timeout time.Duration) codec.CommandResult {
+	t.Helper()
+	var res codec.CommandResult
+	o.wait(t, timeout, "result of "+key, func() bool {
+		if rs := o.results[key]; len(rs) > 0 {
+			res = rs[0]
+			return true
+		}
+		return false
+	})
+	return res
+}
+
+// count waits until at least n results arrived.
+func (o *outcomes) count(t *testing.T, n int, timeout time.Duration) {
+	t.Helper()
+	o.wait(t, timeout, "results", func() bool { return o.total >= n })
+}
+
+// totalNow returns the number of results read so far.
+func (o *outcomes) totalNow() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.total
+}
+
+// session returns the session states published for id so far.
+func (o *outcomes) session(id string) []codec.SessionState {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]codec.SessionState(nil), o.sessions[id]...)
+}
+
+func (o *outcomes) wait(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	timer := time.AfterFunc(timeout, func() { o.mu.Lock(); o.cond.Broadcast(); o.mu.Unlock() })
+	defer timer.Stop()
+	deadline := time.Now().Add(timeout)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s (%d results so far)", timeout, what, o.total)
+		}
+		o.cond.Wait()
+	}
+}
+
+// decodeOutcome decodes an outcome value written by the pipeline's encoder.
+var decodeOutcome = func(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// testEncoder encodes outcomes as JSON (until the codec's Avro encoder is
+// wired here; decodeOutcome must match).
+type testEncoder struct{}
+
+func (testEncoder) Encode(rec codec.Record) ([]byte, error) { return json.Marshal(rec) }

@@ -48,15 +48,15 @@ func testKeys(t testing.TB) (partner, service *rsa.PrivateKey) {
 // env is one end-to-end setup: sandbox behind a fault proxy, API client,
 // topics on the real broker, and the outcome reader.
 type env struct {
-	seeds   []string
-	sim     *paysim.Server
-	proxy   *faultProxy
-	api     *payapi.Client
-	topics  pipeline.Topics
-	out     *outcomes
-	cl      *kgo.Client // plain producer
-	id      string
-	url     string // sandbox base URL (through the proxy)
+	seeds  []string
+	sim    *paysim.Server
+	proxy  *faultProxy
+	api    *payapi.Client
+	topics pipeline.Topics
+	out    *outcomes
+	cl     *kgo.Client // plain producer
+	id     string
+	url    string // sandbox base URL (through the proxy)
 }
 
 type envOptions struct {

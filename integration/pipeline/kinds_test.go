@@ -36,9 +36,9 @@ func (e *env) initPayment(t *testing.T, card string) *payapi.Session {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	s, err := e.api.InitPayment(ctx, payapi.InitPaymentRequest{
-		Instrument: payapi.CardInstrument(sensitive.PAN(card), "12", "29", sensitive.SecurityCode("123")),
-		Amount:     &payapi.Amount{Value: 10000, Currency: "rub"},
-		Customer:   &payapi.Customer{Reference: "cust-1"},
+		Instrument:   payapi.CardInstrument(sensitive.PAN(card), "12", "29", sensitive.SecurityCode("123")),
+		Amount:       &payapi.Amount{Value: 10000, Currency: "rub"},
+		Customer:     &payapi.Customer{Reference: "cust-1"},
 		Participants: &payapi.ParticipantDetails{Sender: &payapi.Sender{FirstName: "Ann", LastName: "Lee", IPv4: "10.0.0.1"}},
 	}, payapi.WithIdempotencyKey(key("setup")))
 	if err != nil {
@@ -68,10 +68,10 @@ func TestCommandKinds(t *testing.T) {
 	e.start(t, nil)
 	ruAccount := `{"type":"bank_account","bank_account":{"system_type":"ru","ru":{"bic":"044525225","account":"40817810000000000001","full_name":"Ann Lee","is_fast":false}}}`
 	tests := []struct {
-		kind    codec.CommandKind
-		value   func(t *testing.T) string
-		state   bool   // a session state must follow
-		status  codec.CommandStatus
+		kind   codec.CommandKind
+		value  func(t *testing.T) string
+		state  bool // a session state must follow
+		status codec.CommandStatus
 	}{
 		{codec.KindInitPayout, func(*testing.T) string {
 			return fmt.Sprintf(`{"instrument":%s,"amount":5000,"currency":"rub"}`, cardJSON(cardSuccess))

@@ -1,0 +1,133 @@
+package config
+
+import "time"
+
+// Prefix starts the name of every environment variable of the connector.
+const Prefix = "PAYSESSION_"
+
+// Config is the connector's whole configuration. Each leaf field names its
+// environment variable (Prefix + section prefix + env key) in its tags; the
+// desc tag is the one-line meaning printed by Variables and the docs.
+type Config struct {
+	API        API          `env:", prefix=API_"`
+	Kafka      Kafka        `env:", prefix=KAFKA_"`
+	Topics     Topics       `env:", prefix=TOPIC_"`
+	Registry   Registry     `env:", prefix=REGISTRY_"`
+	Pipeline   Pipeline     `env:", prefix=PIPELINE_"`
+	Webhook    Webhook      `env:", prefix=WEBHOOK_"`
+	Metrics    Metrics      `env:", prefix=METRICS_"`
+	Reconciler Reconciler   `env:", prefix=RECONCILER_"`
+	Confirm    Confirmation `env:", prefix=CONFIRM_"`
+	Publish    Publishers   `env:", prefix=PUBLISH_"`
+	Log        Log          `env:", prefix=LOG_"`
+
+	ShutdownGrace time.Duration `env:"SHUTDOWN_GRACE, default=30s" desc:"time allowed for a graceful stop after SIGTERM; keep below the pod's terminationGracePeriodSeconds"`
+
+	// set records which variables the environment provided (for Settings).
+	set map[string]bool
+}
+
+// API configures calls of the Payment Session Service.
+type API struct {
+	BaseURL           string        `env:"BASE_URL" desc:"service base URL without /api/vN (required)"`
+	Version           int           `env:"VERSION, default=1" desc:"API version, 1 or 2"`
+	Project           string        `env:"PROJECT" desc:"partner project id sent as X-PARTNER-PROJECT (required)"`
+	Submerchant       string        `env:"SUBMERCHANT" desc:"optional X-PARTNER-SUBMERCHANT"`
+	PrivateKeyFile    string        `env:"PRIVATE_KEY_FILE" desc:"path of the PEM RSA private key that signs requests (required)"`
+	SignaturePadding  string        `env:"SIGNATURE_PADDING, default=pkcs1v15" desc:"RSA signature padding, pkcs1v15 or pss"`
+	ServicePublicKeys []string      `env:"SERVICE_PUBLIC_KEY_FILES" desc:"comma-separated PEM files of the service's public keys; a webhook verifying under any of them is accepted (rotation); required when the webhook is enabled"`
+	RequestTimeout    time.Duration `env:"REQUEST_TIMEOUT, default=15s" desc:"timeout of one HTTP request"`
+	Retry             Retry         `env:", prefix=RETRY_"`
+	RateLimit         float64       `env:"RATE_LIMIT, default=0" desc:"client-side limit of requests per second, 0 = off"`
+}
+
+// Retry is the retry budget of one command's API call.
+type Retry struct {
+	MaxAttempts int           `env:"MAX_ATTEMPTS, default=8" desc:"attempts per command before it is indeterminate"`
+	MaxElapsed  time.Duration `env:"MAX_ELAPSED, default=5m" desc:"time from first attempt after which a command is indeterminate"`
+	BackoffBase time.Duration `env:"BACKOFF_BASE, default=200ms" desc:"first retry delay; doubles per attempt, with jitter"`
+	BackoffMax  time.Duration `env:"BACKOFF_MAX, default=10s" desc:"longest retry delay"`
+}
+
+// Kafka configures the connection to the Kafka cluster.
+type Kafka struct {
+	Brokers               []string `env:"BROKERS" desc:"comma-separated seed brokers host:port (required)"`
+	ClientID              string   `env:"CLIENT_ID, default=paysession-connector" desc:"Kafka client id"`
+	GroupID               string   `env:"GROUP_ID, default=paysession-connector" desc:"consumer group of the command pipeline"`
+	TransactionalIDPrefix string   `env:"TRANSACTIONAL_ID_PREFIX, default=paysession-connector" desc:"prefix of transactional ids; each replica appends its own suffix"`
+	TLS                   TLS      `env:", prefix=TLS_"`
+	SASL                  SASL     `env:", prefix=SASL_"`
+}
+
+// TLS configures TLS to the brokers.
+type TLS struct {
+	Enabled            bool   `env:"ENABLED, default=false" desc:"use TLS to the brokers"`
+	CAFile             string `env:"CA_FILE" desc:"PEM CA bundle; system roots when empty"`
+	CertFile           string `env:"CERT_FILE" desc:"PEM client certificate (mutual TLS); needs KEY_FILE"`
+	KeyFile            string `env:"KEY_FILE" desc:"PEM client key (mutual TLS); needs CERT_FILE"`
+	ServerName         string `env:"SERVER_NAME" desc:"override of the server name checked in broker certificates"`
+	InsecureSkipVerify bool   `env:"INSECURE_SKIP_VERIFY, default=false" desc:"skip broker certificate verification (tests only)"`
+}
+
+// SASL configures SASL authentication to the brokers.
+type SASL struct {
+	Mechanism string `env:"MECHANISM" desc:"PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512; empty = no SASL"`
+	Username  string `env:"USERNAME" desc:"SASL user name"`
+	Password  Secret `env:"PASSWORD" desc:"SASL password (or PASSWORD_FILE)"`
+}
+
+// Registry configures the Confluent-compatible schema registry.
+type Registry struct {
+	URL      string `env:"URL" desc:"schema registry URL; empty = Avro single-object encoding without a registry"`
+	Username string `env:"USERNAME" desc:"registry basic-auth user"`
+	Password Secret `env:"PASSWORD" desc:"registry basic-auth password (or PASSWORD_FILE)"`
+}
+
+// Pipeline configures the command pipeline.
+type Pipeline struct {
+	MaxInFlight        int           `env:"MAX_IN_FLIGHT, default=256" desc:"API calls in flight at once across all partitions"`
+	BatchDeadline      time.Duration `env:"BATCH_DEADLINE, default=10s" desc:"time a polled batch may run before still-retrying commands move to the retry topic"`
+	TransactionTimeout time.Duration `env:"TRANSACTION_TIMEOUT, default=60s" desc:"Kafka transaction timeout; at least twice BATCH_DEADLINE"`
+	KeyLifetimeMargin  time.Duration `env:"KEY_LIFETIME_MARGIN, default=23h" desc:"commands whose record is older are expired, never sent (the service keeps keys 24h)"`
+}
+
+// Webhook configures the webhook HTTP ingress.
+type Webhook struct {
+	Enabled      bool          `env:"ENABLED, default=true" desc:"serve the webhook endpoint"`
+	ListenAddr   string        `env:"LISTEN_ADDR, default=:8080" desc:"listen address of the webhook endpoint"`
+	Path         string        `env:"PATH, default=/webhooks/paysession" desc:"URL path of the webhook endpoint"`
+	MaxBodyBytes int64         `env:"MAX_BODY_BYTES, default=1048576" desc:"largest accepted webhook body; larger gets 413"`
+	DedupTTL     time.Duration `env:"DEDUP_TTL, default=24h" desc:"how long a delivered webhook's event id is remembered"`
+	DedupMax     int           `env:"DEDUP_MAX_ENTRIES, default=100000" desc:"bound of remembered event ids"`
+}
+
+// Metrics configures the metrics and health endpoint.
+type Metrics struct {
+	ListenAddr string `env:"LISTEN_ADDR, default=:9090" desc:"listen address of /metrics, /healthz and /readyz"`
+}
+
+// Reconciler configures the poller of quiet, unfinished sessions.
+type Reconciler struct {
+	Interval   time.Duration `env:"INTERVAL, default=1m" desc:"how often quiet sessions are looked for, 0 = off"`
+	QuietAfter time.Duration `env:"QUIET_AFTER, default=10m" desc:"a session not final and unchanged this long is polled with session/status"`
+}
+
+// Confirmation is the policy for sessions waiting for confirmation.
+type Confirmation struct {
+	Policy    string   `env:"POLICY, default=manual" desc:"manual (wait for a confirm/cancel command) or auto (confirm by the rules below)"`
+	Kinds     []string `env:"KINDS" desc:"with auto: operation kinds confirmed automatically, payout and/or payment"`
+	MaxAmount int64    `env:"MAX_AMOUNT, default=0" desc:"with auto: largest amount (minor units) confirmed automatically; must be > 0"`
+}
+
+// Publishers configures the periodic publishers.
+type Publishers struct {
+	WalletBalanceInterval time.Duration `env:"WALLET_BALANCE_INTERVAL, default=0" desc:"period of wallet/balance publishing (API v1), 0 = off"`
+	FPSBanksInterval      time.Duration `env:"FPS_BANKS_INTERVAL, default=0" desc:"period of fps/banks publishing (API v1), 0 = off"`
+}
+
+// Log configures logging.
+type Log struct {
+	Level      string   `env:"LEVEL, default=info" desc:"debug, info, warn or error"`
+	Format     string   `env:"FORMAT, default=json" desc:"json or text"`
+	RedactKeys []string `env:"REDACT_KEYS" desc:"extra attribute names whose values are masked in logs"`
+}

@@ -1,0 +1,303 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paysession/paysession/internal/logging"
+	"github.com/paysession/paysession/internal/signing"
+)
+
+// problems collects one error per bad variable; names are given without Prefix.
+type problems struct {
+	skip map[string]bool // full names that already failed to decode
+	errs []error
+}
+
+func (p *problems) add(name, format string, args ...any) {
+	if p.skip[Prefix+name] {
+		return
+	}
+	p.errs = append(p.errs, fmt.Errorf("%s%s: %s", Prefix, name, fmt.Sprintf(format, args...)))
+}
+
+func (p *problems) required(name, v string) bool {
+	if strings.TrimSpace(v) == "" {
+		p.add(name, "required")
+		return false
+	}
+	return true
+}
+
+func (p *problems) positive(name string, d time.Duration) {
+	if d <= 0 {
+		p.add(name, "must be greater than 0, got %s", d)
+	}
+}
+
+func (p *problems) notNegative(name string, d time.Duration) {
+	if d < 0 {
+		p.add(name, "must not be negative, got %s", d)
+	}
+}
+
+// file checks that path names a readable regular file.
+func (p *problems) file(name, path string) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		p.add(name, "cannot read %s: %v", path, unwrapPath(err))
+	case st.IsDir():
+		p.add(name, "%s is a directory, want a file", path)
+	}
+}
+
+func (p *problems) listenAddr(name, addr string) {
+	if _, port, err := net.SplitHostPort(addr); err != nil || !validPort(port) {
+		p.add(name, "must be host:port or :port, got %q", addr)
+	}
+}
+
+func (p *problems) httpURL(name, raw string) *url.URL {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.add(name, "must be an http(s) URL, got %q", raw)
+		return nil
+	}
+	if u.User != nil {
+		p.add(name, "must not carry credentials; use the USERNAME/PASSWORD variables")
+	}
+	return u
+}
+
+func validPort(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n >= 0 && n <= 65535
+}
+
+// validate checks every value that decoded; skip holds those that did not.
+func (c *Config) validate(skip map[string]bool) []error {
+	p := &problems{skip: skip}
+	c.validateAPI(p)
+	c.validateKafka(p)
+	c.validateTopics(p)
+	c.validateRegistry(p)
+	c.validatePipeline(p)
+	c.validateEndpoints(p)
+	c.validatePolicies(p)
+	if _, err := logging.ParseLevel(c.Log.Level); err != nil {
+		p.add("LOG_LEVEL", "must be debug, info, warn or error, got %q", c.Log.Level)
+	}
+	if !slices.Contains([]string{"json", "text"}, c.Log.Format) {
+		p.add("LOG_FORMAT", "must be json or text, got %q", c.Log.Format)
+	}
+	p.positive("SHUTDOWN_GRACE", c.ShutdownGrace)
+	return p.errs
+}
+
+func (c *Config) validateAPI(p *problems) {
+	a := c.API
+	if p.required("API_BASE_URL", a.BaseURL) {
+		if u := p.httpURL("API_BASE_URL", a.BaseURL); u != nil && strings.Contains(u.Path, "/api/v") {
+			p.add("API_BASE_URL", "must not include /api/vN (set PAYSESSION_API_VERSION), got %q", a.BaseURL)
+		}
+	}
+	if a.Version != 1 && a.Version != 2 {
+		p.add("API_VERSION", "must be 1 or 2, got %q", strconv.Itoa(a.Version))
+	}
+	p.required("API_PROJECT", a.Project)
+	if p.required("API_PRIVATE_KEY_FILE", a.PrivateKeyFile) {
+		p.file("API_PRIVATE_KEY_FILE", a.PrivateKeyFile)
+	}
+	if _, err := signing.ParsePadding(a.SignaturePadding); err != nil {
+		p.add("API_SIGNATURE_PADDING", "must be pkcs1v15 or pss, got %q", a.SignaturePadding)
+	}
+	if c.Webhook.Enabled && len(a.ServicePublicKeys) == 0 {
+		p.add("API_SERVICE_PUBLIC_KEY_FILES", "required when PAYSESSION_WEBHOOK_ENABLED is true")
+	}
+	for _, f := range a.ServicePublicKeys {
+		p.file("API_SERVICE_PUBLIC_KEY_FILES", strings.TrimSpace(f))
+	}
+	p.positive("API_REQUEST_TIMEOUT", a.RequestTimeout)
+	if a.RateLimit < 0 {
+		p.add("API_RATE_LIMIT", "must not be negative, got %v", a.RateLimit)
+	}
+	r := a.Retry
+	if r.MaxAttempts < 1 {
+		p.add("API_RETRY_MAX_ATTEMPTS", "must be at least 1, got %d", r.MaxAttempts)
+	}
+	p.positive("API_RETRY_MAX_ELAPSED", r.MaxElapsed)
+	p.positive("API_RETRY_BACKOFF_BASE", r.BackoffBase)
+	if r.BackoffMax < r.BackoffBase {
+		p.add("API_RETRY_BACKOFF_MAX", "must be at least PAYSESSION_API_RETRY_BACKOFF_BASE (%s), got %s", r.BackoffBase, r.BackoffMax)
+	}
+}
+
+func (c *Config) validateKafka(p *problems) {
+	k := c.Kafka
+	if len(k.Brokers) == 0 {
+		p.add("KAFKA_BROKERS", "required")
+	}
+	for _, b := range k.Brokers {
+		if h, port, err := net.SplitHostPort(strings.TrimSpace(b)); err != nil || h == "" || !validPort(port) {
+			p.add("KAFKA_BROKERS", "must be host:port, got %q", b)
+		}
+	}
+	p.required("KAFKA_CLIENT_ID", k.ClientID)
+	p.required("KAFKA_GROUP_ID", k.GroupID)
+	p.required("KAFKA_TRANSACTIONAL_ID_PREFIX", k.TransactionalIDPrefix)
+	for _, nf := range [][2]string{{"KAFKA_TLS_CA_FILE", k.TLS.CAFile}, {"KAFKA_TLS_CERT_FILE", k.TLS.CertFile}, {"KAFKA_TLS_KEY_FILE", k.TLS.KeyFile}} {
+		name, f := nf[0], nf[1]
+		if f == "" {
+			continue
+		}
+		if !k.TLS.Enabled {
+			p.add(name, "set but PAYSESSION_KAFKA_TLS_ENABLED is false")
+		}
+		p.file(name, f)
+	}
+	if (k.TLS.CertFile == "") != (k.TLS.KeyFile == "") {
+		p.add("KAFKA_TLS_CERT_FILE", "PAYSESSION_KAFKA_TLS_CERT_FILE and PAYSESSION_KAFKA_TLS_KEY_FILE must be set together")
+	}
+	if k.TLS.InsecureSkipVerify && !k.TLS.Enabled {
+		p.add("KAFKA_TLS_INSECURE_SKIP_VERIFY", "set but PAYSESSION_KAFKA_TLS_ENABLED is false")
+	}
+	c.validateSASL(p)
+}
+
+func (c *Config) validateSASL(p *problems) {
+	s := c.Kafka.SASL
+	switch strings.ToUpper(s.Mechanism) {
+	case "":
+		if s.Username != "" || s.Password.IsSet() {
+			p.add("KAFKA_SASL_MECHANISM", "required when a SASL username or password is set")
+		}
+	case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
+		p.required("KAFKA_SASL_USERNAME", s.Username)
+		if !s.Password.IsSet() {
+			p.add("KAFKA_SASL_PASSWORD", "required with SASL (or PAYSESSION_KAFKA_SASL_PASSWORD_FILE)")
+		}
+	default:
+		p.add("KAFKA_SASL_MECHANISM", "must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, got %q", s.Mechanism)
+	}
+}
+
+var topicName = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
+
+func (c *Config) validateTopics(p *problems) {
+	used := map[string]string{}
+	walk(reflect.ValueOf(&c.Topics).Elem(), Prefix+"TOPIC_", func(name string, _ reflect.StructField, fv reflect.Value) {
+		short := strings.TrimPrefix(name, Prefix)
+		t := fv.String()
+		if !topicName.MatchString(t) || t == "." || t == ".." {
+			p.add(short, "must be a Kafka topic name (1-249 of a-z A-Z 0-9 . _ -), got %q", t)
+			return
+		}
+		if other, dup := used[t]; dup {
+			p.add(short, "topic %q is also %s; every topic must be distinct", t, other)
+		}
+		used[t] = name
+	})
+}
+
+func (c *Config) validateRegistry(p *problems) {
+	r := c.Registry
+	if r.URL != "" {
+		p.httpURL("REGISTRY_URL", r.URL)
+	} else if r.Username != "" || r.Password.IsSet() {
+		p.add("REGISTRY_URL", "required when registry credentials are set")
+	}
+	if (r.Username == "") != !r.Password.IsSet() {
+		p.add("REGISTRY_USERNAME", "PAYSESSION_REGISTRY_USERNAME and PAYSESSION_REGISTRY_PASSWORD must be set together")
+	}
+}
+
+func (c *Config) validatePipeline(p *problems) {
+	pl := c.Pipeline
+	if pl.MaxInFlight < 1 {
+		p.add("PIPELINE_MAX_IN_FLIGHT", "must be at least 1, got %d", pl.MaxInFlight)
+	}
+	p.positive("PIPELINE_BATCH_DEADLINE", pl.BatchDeadline)
+	if pl.TransactionTimeout < 2*pl.BatchDeadline {
+		p.add("PIPELINE_TRANSACTION_TIMEOUT", "must be at least twice PAYSESSION_PIPELINE_BATCH_DEADLINE (%s), got %s", pl.BatchDeadline, pl.TransactionTimeout)
+	}
+	if pl.KeyLifetimeMargin <= 0 || pl.KeyLifetimeMargin >= 24*time.Hour {
+		p.add("PIPELINE_KEY_LIFETIME_MARGIN", "must be between 0 and 24h (the service keeps keys 24h), got %s", pl.KeyLifetimeMargin)
+	}
+}
+
+func (c *Config) validateEndpoints(p *problems) {
+	w := c.Webhook
+	p.listenAddr("METRICS_LISTEN_ADDR", c.Metrics.ListenAddr)
+	if !w.Enabled {
+		return
+	}
+	p.listenAddr("WEBHOOK_LISTEN_ADDR", w.ListenAddr)
+	if w.ListenAddr == c.Metrics.ListenAddr {
+		p.add("WEBHOOK_LISTEN_ADDR", "must differ from PAYSESSION_METRICS_LISTEN_ADDR (%s)", w.ListenAddr)
+	}
+	if !strings.HasPrefix(w.Path, "/") {
+		p.add("WEBHOOK_PATH", "must start with /, got %q", w.Path)
+	}
+	if w.MaxBodyBytes <= 0 {
+		p.add("WEBHOOK_MAX_BODY_BYTES", "must be greater than 0, got %d", w.MaxBodyBytes)
+	}
+	p.positive("WEBHOOK_DEDUP_TTL", w.DedupTTL)
+	if w.DedupMax < 1 {
+		p.add("WEBHOOK_DEDUP_MAX_ENTRIES", "must be at least 1, got %d", w.DedupMax)
+	}
+}
+
+func (c *Config) validatePolicies(p *problems) {
+	p.notNegative("RECONCILER_INTERVAL", c.Reconciler.Interval)
+	p.positive("RECONCILER_QUIET_AFTER", c.Reconciler.QuietAfter)
+	cf := c.Confirm
+	switch cf.Policy {
+	case "manual":
+		if len(cf.Kinds) > 0 || cf.MaxAmount != 0 {
+			p.add("CONFIRM_POLICY", "PAYSESSION_CONFIRM_KINDS and PAYSESSION_CONFIRM_MAX_AMOUNT apply only to policy auto")
+		}
+	case "auto":
+		if len(cf.Kinds) == 0 {
+			p.add("CONFIRM_KINDS", "required with policy auto (payout, payment)")
+		}
+		for _, k := range cf.Kinds {
+			if k != "payout" && k != "payment" {
+				p.add("CONFIRM_KINDS", "must list payout and/or payment, got %q", k)
+			}
+		}
+		if cf.MaxAmount <= 0 {
+			p.add("CONFIRM_MAX_AMOUNT", "must be greater than 0 with policy auto, got %d", cf.MaxAmount)
+		}
+	default:
+		p.add("CONFIRM_POLICY", "must be manual or auto, got %q", cf.Policy)
+	}
+	for _, nd := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"PUBLISH_WALLET_BALANCE_INTERVAL", c.Publish.WalletBalanceInterval},
+		{"PUBLISH_FPS_BANKS_INTERVAL", c.Publish.FPSBanksInterval},
+	} {
+		name, d := nd.name, nd.d
+		p.notNegative(name, d)
+		if d > 0 && c.API.Version == 2 {
+			p.add(name, "needs API version 1 (the endpoint exists only in v1)")
+		}
+	}
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

@@ -119,7 +119,9 @@ func TestValidationRules(t *testing.T) {
 		{"month two digits", "v1", "session/init/payment", mut(func(m map[string]any) { bc(m)["expiration_month"] = "1" }), "payment_details.card.bank_card.expiration_month.two_digits"},
 		{"year two digits", "v1", "session/init/payment", mut(func(m map[string]any) { bc(m)["expiration_year"] = "2029" }), "payment_details.card.bank_card.expiration_year.two_digits"},
 		{"luhn", "v1", "session/init/payment", mut(func(m map[string]any) { bc(m)["number"] = "4111111111111112" }), "payment_details.card.bank_card.number.luhn"},
-		{"card type inclusion", "v1", "session/init/payment", mut(func(m map[string]any) { m["payment_details"].(map[string]any)["card"].(map[string]any)["type"] = "paper" }), "payment_details.card.type.inclusion"},
+		{"card type inclusion", "v1", "session/init/payment", mut(func(m map[string]any) {
+			m["payment_details"].(map[string]any)["card"].(map[string]any)["type"] = "paper"
+		}), "payment_details.card.type.inclusion"},
 		{"postal code", "v1", "session/init/payment", mut(func(m map[string]any) {
 			m["participant_details"] = map[string]any{"sender": map[string]any{"postal_code": "1234567"}}
 		}), "participant_details.sender.postal_code.max_6_digits"},

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/signing"
 )
 
@@ -136,4 +137,7 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-var _ Producer = (*kgo.Client)(nil)
+var (
+	_ Producer = (*kgo.Client)(nil)
+	_ Encoder  = (*codec.Encoder)(nil)
+)

@@ -86,7 +86,9 @@ func (p *fakeProducer) last(topic string) *kgo.Record {
 // jsonEncoder stands in for the Avro encoder.
 type jsonEncoder struct{}
 
-func (jsonEncoder) Encode(rec codec.Record) ([]byte, error) { return json.Marshal(rec) }
+func (jsonEncoder) Encode(_ context.Context, _ string, rec codec.Record) ([]byte, error) {
+	return json.Marshal(rec)
+}
 
 var (
 	keysOnce sync.Once

@@ -1,6 +1,7 @@
 package ingress
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -71,7 +72,7 @@ func (in *Ingress) accept(w http.ResponseWriter, r *http.Request, wh *webhook, e
 		slog.String("type", wh.Type))
 	received := in.cfg.Now()
 	d, _ := in.deliveries.getOrCreate(eventID, received, func() *delivery { return &delivery{} })
-	a, err := in.publish(d, wh, eventID, received)
+	a, err := in.publish(r.Context(), d, wh, eventID, received)
 	if err != nil {
 		log.Error("webhook records not built", slog.Any("error", err))
 		in.reject(w, http.StatusServiceUnavailable, typeLabel(wh.Type), verdictUnavailable)
@@ -94,7 +95,7 @@ func (in *Ingress) accept(w http.ResponseWriter, r *http.Request, wh *webhook, e
 // publish builds d's records on first sight and starts producing what is
 // unsent, or returns the attempt already running. A nil attempt means every
 // record was already published.
-func (in *Ingress) publish(d *delivery, wh *webhook, eventID string, received time.Time) (*attempt, error) {
+func (in *Ingress) publish(ctx context.Context, d *delivery, wh *webhook, eventID string, received time.Time) (*attempt, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.current != nil && !d.current.finished() {
@@ -104,7 +105,9 @@ func (in *Ingress) publish(d *delivery, wh *webhook, eventID string, received ti
 	mu.Lock()
 	defer mu.Unlock()
 	if !d.built {
-		recs, err := in.build(wh, eventID, received)
+		bctx, cancel := context.WithTimeout(ctx, in.cfg.PublishTimeout)
+		recs, err := in.build(bctx, wh, eventID, received)
+		cancel()
 		if err != nil {
 			return nil, err
 		}

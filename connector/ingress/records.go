@@ -1,6 +1,7 @@
 package ingress
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -11,9 +12,10 @@ import (
 	"github.com/paysession/paysession/internal/payapi"
 )
 
-// Encoder encodes an outcome record (Avro, Confluent or single-object).
+// Encoder encodes an outcome record for a topic (Avro, Confluent or
+// single-object); *codec.Encoder is one.
 type Encoder interface {
-	Encode(rec codec.Record) ([]byte, error)
+	Encode(ctx context.Context, topic string, rec codec.Record) ([]byte, error)
 }
 
 // webhook is a verified, parsed webhook with the API version to record.
@@ -49,7 +51,7 @@ const (
 // build returns the records of a webhook: always the webhook event, and
 // the session state when the Tracker admits it. Callers hold the session's
 // stripe lock.
-func (in *Ingress) build(wh *webhook, eventID string, received time.Time) ([]*outRecord, error) {
+func (in *Ingress) build(ctx context.Context, wh *webhook, eventID string, received time.Time) ([]*outRecord, error) {
 	state := sessionstate.FromAPI(&wh.Session, string(codec.SourceWebhook), received, wh.Version)
 	typ := wh.Type
 	state.WebhookType = &typ
@@ -58,13 +60,13 @@ func (in *Ingress) build(wh *webhook, eventID string, received time.Time) ([]*ou
 		ReceivedAt: received.UTC(), APIVersion: int32(wh.Version), Session: state.Session,
 	}
 	headers := []kgo.RecordHeader{{Key: HeaderEventID, Value: []byte(eventID)}, {Key: HeaderWebhookType, Value: []byte(wh.Type)}}
-	ev, err := in.cfg.Encoder.Encode(event)
+	ev, err := in.cfg.Encoder.Encode(ctx, in.cfg.WebhookEventsTopic, event)
 	if err != nil {
 		return nil, fmt.Errorf("encode webhook event: %w", err)
 	}
 	recs := []*outRecord{{tmpl: kgo.Record{Topic: in.cfg.WebhookEventsTopic, Key: []byte(wh.Session.ID),
 		Value: ev, Headers: headers, Timestamp: received}}}
-	st, err := in.cfg.Encoder.Encode(state)
+	st, err := in.cfg.Encoder.Encode(ctx, in.cfg.SessionsTopic, state)
 	if err != nil {
 		return nil, fmt.Errorf("encode session state: %w", err)
 	}

@@ -32,7 +32,7 @@ type Producer interface {
 
 // Encoder encodes an outcome record.
 type Encoder interface {
-	Encode(rec codec.Record) ([]byte, error)
+	Encode(ctx context.Context, topic string, rec codec.Record) ([]byte, error)
 }
 
 // Config configures the publishers. A zero interval turns one off.
@@ -171,7 +171,7 @@ func (p *Publishers) PublishWalletBalances(ctx context.Context) error {
 		if w.Amount != nil {
 			wb.Amount, wb.Currency = w.Amount.Value, w.Amount.Currency
 		}
-		v, err := p.cfg.Encoder.Encode(wb)
+		v, err := p.cfg.Encoder.Encode(ctx, p.cfg.WalletTopic, wb)
 		if err != nil {
 			return fmt.Errorf("encode wallet balance: %w", err)
 		}
@@ -196,7 +196,7 @@ func (p *Publishers) PublishFPSBanks(ctx context.Context) error {
 	for _, b := range banks {
 		out.Banks = append(out.Banks, codec.FPSBank{ID: b.ID, EngName: b.EngName, RuName: b.RuName})
 	}
-	v, err := p.cfg.Encoder.Encode(out)
+	v, err := p.cfg.Encoder.Encode(ctx, p.cfg.BanksTopic, out)
 	if err != nil {
 		return fmt.Errorf("encode fps banks: %w", err)
 	}
@@ -210,4 +210,5 @@ func (p *Publishers) PublishFPSBanks(ctx context.Context) error {
 var (
 	_ Producer = (*kgo.Client)(nil)
 	_ API      = (*payapi.Client)(nil)
+	_ Encoder  = (*codec.Encoder)(nil)
 )

@@ -46,7 +46,9 @@ func (p *fakeProducer) count() int { p.mu.Lock(); defer p.mu.Unlock(); return le
 
 type jsonEncoder struct{}
 
-func (jsonEncoder) Encode(rec codec.Record) ([]byte, error) { return json.Marshal(rec) }
+func (jsonEncoder) Encode(_ context.Context, _ string, rec codec.Record) ([]byte, error) {
+	return json.Marshal(rec)
+}
 
 var now = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 

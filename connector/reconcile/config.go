@@ -29,7 +29,7 @@ type Producer interface {
 
 // Encoder encodes an outcome record.
 type Encoder interface {
-	Encode(rec codec.Record) ([]byte, error)
+	Encode(ctx context.Context, topic string, rec codec.Record) ([]byte, error)
 }
 
 // Config configures a Reconciler. Zero durations and counts take the
@@ -154,4 +154,5 @@ func (c Config) Validate() error {
 var (
 	_ Producer = (*kgo.Client)(nil)
 	_ API      = (*payapi.Client)(nil)
+	_ Encoder  = (*codec.Encoder)(nil)
 )

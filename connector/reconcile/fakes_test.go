@@ -78,7 +78,9 @@ func (a *fakeAPI) counts(id string) (statuses, confirms int) {
 
 type jsonEncoder struct{}
 
-func (jsonEncoder) Encode(rec codec.Record) ([]byte, error) { return json.Marshal(rec) }
+func (jsonEncoder) Encode(_ context.Context, _ string, rec codec.Record) ([]byte, error) {
+	return json.Marshal(rec)
+}
 
 // newKafka starts an in-process Kafka with the sessions topic and returns
 // its address and a producer client.

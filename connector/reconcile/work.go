@@ -117,7 +117,7 @@ func (r *Reconciler) publish(ctx context.Context, t task, st *codec.SessionState
 			return false, nil
 		}
 	}
-	val, err := r.cfg.Encoder.Encode(st)
+	val, err := r.cfg.Encoder.Encode(ctx, r.cfg.SessionsTopic, st)
 	if err != nil {
 		return false, fmt.Errorf("encode session state: %w", err)
 	}

@@ -36,7 +36,7 @@ func Variables() []Variable {
 type Setting struct {
 	Name   string
 	Value  string // secrets: "[redacted]" when set
-	Source string // "env", "file" (secret read from VAR_FILE) or "default"
+	Source string // "env", "default", or "file" for a secret read from VAR_FILE
 }
 
 // Settings returns the effective value of every variable; secret values are
@@ -46,8 +46,12 @@ func (c *Config) Settings() []Setting {
 	walk(reflect.ValueOf(c).Elem(), Prefix, func(name string, sf reflect.StructField, fv reflect.Value) {
 		if sf.Type == secretType {
 			s := fv.Interface().(Secret)
+			src := c.source(name)
+			if s.File() != "" {
+				src = "file"
+			}
 			out = append(out,
-				Setting{Name: name, Value: s.String(), Source: c.source(name)},
+				Setting{Name: name, Value: s.String(), Source: src},
 				Setting{Name: name + "_FILE", Value: s.File(), Source: c.source(name + "_FILE")})
 			return
 		}
@@ -57,10 +61,7 @@ func (c *Config) Settings() []Setting {
 }
 
 func (c *Config) source(name string) string {
-	switch {
-	case c.set[name] && strings.HasSuffix(name, "_FILE"):
-		return "file"
-	case c.set[name]:
+	if c.set[name] {
 		return "env"
 	}
 	return "default"

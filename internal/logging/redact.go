@@ -19,7 +19,7 @@ func DefaultSensitiveKeys() []string {
 	return []string{
 		"security_code", "cvv", "cvv2", "cvc", "cvc2", "pan",
 		"password", "passwd", "secret", "private_key", "api_key",
-		"token", "authorization", "cookie",
+		"token", "authorization", "cookie", "credential", "credentials",
 	}
 }
 

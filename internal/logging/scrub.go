@@ -12,11 +12,11 @@ import (
 var pemBlock = regexp.MustCompile(`(?s)-----BEGIN ([A-Z0-9 ]{1,64})-----.*?(?:-----END [A-Z0-9 ]{1,64}-----|$)`)
 
 // RedactString masks what must never be logged inside free text: PEM blocks
-// become "[redacted PEM <type>]", and card numbers — runs of 12 to 19 digits
-// (single spaces or dashes between digits allowed) that pass the Luhn check —
-// keep at most their first six and last four digits. A longer digit run that
-// contains a Luhn-valid 12–19 digit window is masked whole: false positives
-// cost a number in a log line, false negatives cost a card.
+// become "[redacted PEM <type>]", and card numbers — 12 to 19 digits, possibly
+// grouped by single spaces or dashes, that pass the Luhn check — keep at most
+// their first six and last four digits. A digit run longer than 19 that holds
+// a Luhn-valid 12–19 digit window is masked whole: a false positive costs a
+// number in a log line, a false negative costs a card.
 func RedactString(s string) string {
 	if strings.Contains(s, "-----BEGIN ") {
 		s = pemBlock.ReplaceAllStringFunc(s, func(m string) string {
@@ -27,24 +27,16 @@ func RedactString(s string) string {
 		return s
 	}
 	var b strings.Builder
-	last := 0
 	for i := 0; i < len(s); {
 		if !isDigit(s[i]) {
+			b.WriteByte(s[i])
 			i++
 			continue
 		}
-		end, digits := digitRun(s, i)
-		if m, ok := maskRun(s[i:end], digits); ok {
-			b.WriteString(s[last:i])
-			b.WriteString(m)
-			last = end
-		}
+		end := runEnd(s, i)
+		b.WriteString(maskRun(s[i:end]))
 		i = end
 	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
 	return b.String()
 }
 
@@ -64,42 +56,73 @@ func hasDigitRun(s string, n int) bool {
 	return false
 }
 
-// digitRun returns the end of the digit run starting at i (single ' ' or '-'
-// between digits continue it) and its digits.
-func digitRun(s string, i int) (int, string) {
-	var d []byte
+// runEnd returns the end of the digit run starting at i; a single ' ' or '-'
+// between digits continues it.
+func runEnd(s string, i int) int {
 	j := i
 	for j < len(s) {
 		switch {
 		case isDigit(s[j]):
-			d = append(d, s[j])
 			j++
-		case (s[j] == ' ' || s[j] == '-') && j+1 < len(s) && isDigit(s[j+1]):
+		case (s[j] == ' ' || s[j] == '-') && j > i && isDigit(s[j-1]) && j+1 < len(s) && isDigit(s[j+1]):
 			j++
 		default:
-			return j, string(d)
+			return j
 		}
 	}
-	return j, string(d)
+	return j
 }
 
-// maskRun returns the masked form of run when its digits hold a card number.
-func maskRun(run, digits string) (string, bool) {
-	n := len(digits)
-	if n < 12 {
-		return "", false
+// maskRun masks the card numbers in a run of digit groups: every span of
+// whole groups holding 12–19 Luhn-valid digits keeps bin and last4 only, and a
+// single group longer than 19 digits holding a Luhn-valid window is starred.
+func maskRun(run string) string {
+	groups := strings.FieldsFunc(run, func(r rune) bool { return r == ' ' || r == '-' })
+	if len(groups) == 1 && len(run) > 19 {
+		if hasCardWindow(run) {
+			return strings.Repeat("*", len(run))
+		}
+		return run
 	}
-	if n <= 19 && luhn(digits) {
-		return sensitive.PAN(digits).Masked(), true
+	var out []string
+	changed := false
+	for i := 0; i < len(groups); {
+		j, ok := cardSpan(groups, i)
+		if !ok {
+			out = append(out, groups[i])
+			i++
+			continue
+		}
+		out = append(out, sensitive.PAN(strings.Join(groups[i:j+1], "")).Masked())
+		changed = true
+		i = j + 1
 	}
-	for w := 12; w <= 19 && w <= n; w++ {
-		for k := 0; k+w <= n; k++ {
-			if luhn(digits[k : k+w]) {
-				return strings.Repeat("*", n), true
+	if !changed {
+		return run // nothing masked: keep the original separators
+	}
+	return strings.Join(out, " ")
+}
+
+// cardSpan finds the longest span of groups from i holding a card number.
+func cardSpan(groups []string, i int) (int, bool) {
+	for j := len(groups) - 1; j >= i; j-- {
+		d := strings.Join(groups[i:j+1], "")
+		if len(d) >= 12 && len(d) <= 19 && luhn(d) {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+func hasCardWindow(d string) bool {
+	for w := 12; w <= 19; w++ {
+		for k := 0; k+w <= len(d); k++ {
+			if luhn(d[k : k+w]) {
+				return true
 			}
 		}
 	}
-	return "", false
+	return false
 }
 
 // luhn reports whether the digit string passes the Luhn check.

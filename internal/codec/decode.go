@@ -218,6 +218,11 @@ func resolvedReader(d *Decoder, kind CommandKind, writer avro.Schema, f Format) 
 	s, err := avro.NewSchemaCompatibility().Resolve(reader, writer)
 	if err != nil {
 		e := &DecodeError{Format: f, Reason: fmt.Sprintf("writer schema %s is not compatible with %s: %v", schemaFullName(writer), kind, err)}
+		var ce *CompatibilityError
+		if errors.As(CheckCompatible(reader, writer), &ce) {
+			e.Field = ce.Field
+			e.Reason = fmt.Sprintf("writer schema %s is not compatible with %s: %s", schemaFullName(writer), kind, ce.Reason)
+		}
 		d.failures[key] = e
 		return nil, e
 	}

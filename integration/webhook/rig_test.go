@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rsa"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hamba/avro/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -26,6 +26,7 @@ import (
 	"github.com/paysession/paysession/internal/payapi"
 	"github.com/paysession/paysession/internal/paysim"
 	"github.com/paysession/paysession/internal/signing"
+	"github.com/paysession/paysession/schemas"
 )
 
 func TestMain(m *testing.M) { harness.Main(m) }
@@ -50,11 +51,17 @@ func keys(t *testing.T) {
 	})
 }
 
-// jsonEncoder stands in for the Avro encoder: the webhook path does not
-// depend on the value format, and the reconciler's decoder reads JSON too.
-type jsonEncoder struct{}
+// avroAPI reads the single-object values the codec's Encoder writes.
+var avroAPI = avro.Config{TagKey: "avro"}.Freeze()
 
-func (jsonEncoder) Encode(rec codec.Record) ([]byte, error) { return json.Marshal(rec) }
+func encoder(t *testing.T) *codec.Encoder {
+	t.Helper()
+	e, err := codec.NewEncoder(codec.EncoderConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
 
 // delivery is one webhook attempt as the sandbox made it.
 type delivery struct {
@@ -142,7 +149,7 @@ func (g *rig) newIngress(t *testing.T, publishTimeout time.Duration) (*ingress.I
 	in, err := ingress.New(ingress.Config{
 		Verifier:           signing.NewRSAVerifier(signing.PKCS1v15, &serviceKey.PublicKey),
 		Producer:           g.prod,
-		Encoder:            jsonEncoder{},
+		Encoder:            encoder(t),
 		Tracker:            tr,
 		WebhookEventsTopic: g.events,
 		SessionsTopic:      g.sessions,
@@ -166,7 +173,7 @@ func (g *rig) newReconciler(t *testing.T, tr *sessionstate.Tracker, policy recon
 	t.Helper()
 	r, err := reconcile.New(reconcile.Config{
 		Brokers: g.brokers, Group: "reconciler-" + g.sessions, SessionsTopic: g.sessions,
-		Producer: g.prod, Encoder: jsonEncoder{}, API: g.api, Tracker: tr, Confirm: policy,
+		Producer: g.prod, Encoder: encoder(t), API: g.api, Tracker: tr, Confirm: policy,
 		QuietAfter: 5 * time.Minute, MaxBackoff: 10 * time.Minute, Tick: 20 * time.Millisecond,
 		Clock: g.sim, Logger: testLogger(),
 	})
@@ -276,18 +283,25 @@ func (g *rig) readAll(t *testing.T, topic string) []*kgo.Record {
 
 func decodeState(t *testing.T, r *kgo.Record) *codec.SessionState {
 	t.Helper()
-	var st codec.SessionState
-	if err := json.Unmarshal(r.Value, &st); err != nil {
-		t.Fatal(err)
+	st, err := reconcile.AvroStateDecoder{}.DecodeSessionState(r.Value)
+	if err != nil {
+		t.Fatalf("%s/%d: %v", r.Topic, r.Offset, err)
 	}
-	return &st
+	return st
 }
 
 func decodeEvent(t *testing.T, r *kgo.Record) *codec.WebhookEvent {
 	t.Helper()
-	var ev codec.WebhookEvent
-	if err := json.Unmarshal(r.Value, &ev); err != nil {
+	schema, err := codec.Schema(schemas.WebhookEvent)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(r.Value) < 10 || r.Value[0] != 0xC3 {
+		t.Fatalf("%s/%d: not single-object encoded", r.Topic, r.Offset)
+	}
+	var ev codec.WebhookEvent
+	if err := avroAPI.Unmarshal(schema, r.Value[10:], &ev); err != nil {
+		t.Fatalf("%s/%d: %v", r.Topic, r.Offset, err)
 	}
 	return &ev
 }
@@ -297,7 +311,10 @@ func decodeEvent(t *testing.T, r *kgo.Record) *codec.WebhookEvent {
 func (g *rig) publishResponse(t *testing.T, s *payapi.Session) {
 	t.Helper()
 	st := sessionstate.FromAPI(s, string(codec.SourceAPIResponse), g.sim.Now(), 1)
-	v, _ := json.Marshal(st)
+	v, err := codec.EncodeSingleObject(st)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := g.prod.ProduceSync(context.Background(), &kgo.Record{Topic: g.sessions, Key: []byte(s.ID), Value: v}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}

@@ -227,6 +227,7 @@ func TestKafkaDownThenRedeliveryPublishedOnce(t *testing.T) {
 	if events != 1 {
 		t.Fatalf("%d webhook events for %s, want 1 (attempts %v)", events, s.ID, codes(g.attempts()))
 	}
+	t.Logf("webhook attempts: %v", codes(g.attempts()))
 }
 
 func codes(ds []delivery) []int {

@@ -33,7 +33,7 @@ func newMetrics(reg prometheus.Registerer, p *pendingSet) (*metrics, error) {
 	open := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "paysession_reconcile_open_sessions",
 		Help: "Sessions of this replica's partitions that are not final.",
-	}, func() float64 { _, n := p.counts(); return float64(n) })
+	}, func() float64 { return float64(p.open()) })
 	for _, c := range []prometheus.Collector{m.polls, m.confirms, m.warnings, open} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError

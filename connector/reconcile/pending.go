@@ -13,8 +13,7 @@ type entry struct {
 	id        string
 	partition int32
 	version   sessionstate.Version
-	state     *codec.SessionState // nil once final: final sessions keep only their version
-	final     bool
+	state     *codec.SessionState
 
 	nextPoll     time.Time // when it is due (quiet since its last state, or backing off)
 	misses       int       // polls in a row that failed or found nothing new
@@ -69,12 +68,16 @@ func (p *pendingSet) apply(st *codec.SessionState, partition int32) bool {
 		e.partition = partition
 		return false
 	}
-	e.partition, e.version, e.misses, e.pollFirst = partition, v, 0, false
-	e.final = Settled(&st.Session)
-	e.state = st
-	if e.final {
-		e.state = nil
+	if Settled(&st.Session) {
+		// Final sessions are forgotten, so memory follows the open
+		// sessions. An older state read after it (another writer's late
+		// record) re-opens the session for one poll, which republishes the
+		// final state: a duplicate, never a step back.
+		delete(p.entries, v.SessionID)
+		return true
 	}
+	e.partition, e.version, e.misses, e.pollFirst = partition, v, 0, false
+	e.state = st
 	e.nextPoll = st.ObservedAt.Add(p.quiet)
 	if !WaitsForConfirm(&st.Session) {
 		e.confirmSince, e.warned = time.Time{}, false
@@ -138,7 +141,7 @@ func (p *pendingSet) due(now time.Time, limit int) []task {
 		if len(out) >= limit {
 			break
 		}
-		if e.final || e.busy {
+		if e.busy {
 			continue
 		}
 		t := task{id: e.id, partition: e.partition, state: e.state}
@@ -182,14 +185,9 @@ func (p *pendingSet) done(t task, now time.Time, learned bool, backoff func(int)
 	}
 }
 
-// counts returns the sessions held and those not final.
-func (p *pendingSet) counts() (all, open int) {
+// open returns the number of sessions held: those not final.
+func (p *pendingSet) open() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, e := range p.entries {
-		if !e.final {
-			open++
-		}
-	}
-	return len(p.entries), open
+	return len(p.entries)
 }

@@ -39,7 +39,7 @@ func New(cfg Config) (*Reconciler, error) {
 
 // OpenSessions returns how many sessions of this replica's partitions are
 // not final.
-func (r *Reconciler) OpenSessions() int { _, n := r.pending.counts(); return n }
+func (r *Reconciler) OpenSessions() int { return r.pending.open() }
 
 // RecordsRead returns how many session-state records were read so far.
 func (r *Reconciler) RecordsRead() int64 { return r.read.Load() }

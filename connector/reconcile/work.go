@@ -114,6 +114,9 @@ func (r *Reconciler) publish(ctx context.Context, t task, st *codec.SessionState
 		// Checked before and admitted after the publish: a failed publish
 		// must not make the tracker believe the state is out.
 		if latest, ok := tr.Latest(t.id); ok && (sessionstate.Newer(latest, v) || (!force && !sessionstate.Newer(v, latest))) {
+			if !sessionstate.Newer(latest, v) {
+				r.pending.apply(st, t.partition) // this process already published it
+			}
 			return false, nil
 		}
 	}

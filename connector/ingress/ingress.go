@@ -30,18 +30,13 @@ func New(cfg Config) (*Ingress, error) {
 		return nil, fmt.Errorf("webhook ingress config: %w", err)
 	}
 	cfg.defaults()
-	m, err := newMetrics(cfg.Registerer)
+	d := newDeliveries(cfg.DedupeTTL, cfg.DedupeMaxEntries)
+	m, err := newMetrics(cfg.Registerer, d)
 	if err != nil {
 		return nil, fmt.Errorf("webhook ingress metrics: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Ingress{
-		cfg:        cfg,
-		metrics:    m,
-		deliveries: newDeliveries(cfg.DedupeTTL, cfg.DedupeMaxEntries),
-		baseCtx:    ctx,
-		cancel:     cancel,
-	}, nil
+	return &Ingress{cfg: cfg, metrics: m, deliveries: d, baseCtx: ctx, cancel: cancel}, nil
 }
 
 // Path returns the URL path the ingress serves.

@@ -25,7 +25,7 @@ const (
 	verdictUnavailable    = "unavailable"
 )
 
-func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+func newMetrics(reg prometheus.Registerer, dedupe *deliveries) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "paysession_webhook_requests_total",
@@ -52,6 +52,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return nil, err
 	}
 	if m.states, err = register(reg, m.states); err != nil {
+		return nil, err
+	}
+	entries := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "paysession_webhook_dedupe_entries",
+		Help: "Event ids remembered by this replica's webhook dedupe cache.",
+	}, func() float64 { return float64(dedupe.len()) })
+	if _, err = register(reg, prometheus.Collector(entries)); err != nil {
 		return nil, err
 	}
 	return m, nil

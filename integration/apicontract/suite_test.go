@@ -2,6 +2,8 @@ package apicontract
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"crypto/rsa"
 	"encoding/json"
 	"errors"
@@ -222,4 +224,9 @@ func equalTypes(t *testing.T, got []string, want ...string) {
 			t.Fatalf("webhooks %v, want %v", got, want)
 		}
 	}
+}
+
+func hashOf(pan string) string {
+	h := sha256.Sum256([]byte(pan))
+	return hex.EncodeToString(h[:])
 }

@@ -117,6 +117,15 @@ func (r resp) session() map[string]any { m, _ := r.Body["session"].(map[string]a
 
 func (e *env) call(version, method string, body any, key string) resp {
 	e.t.Helper()
+	h := map[string]string{}
+	if key != "" {
+		h[HeaderIdempotency] = key
+	}
+	return e.callWith(version, method, body, h)
+}
+
+func (e *env) callWith(version, method string, body any, headers map[string]string) resp {
+	e.t.Helper()
 	raw, _ := json.Marshal(body)
 	sig, _ := e.sign.Sign(raw)
 	req, _ := http.NewRequest(http.MethodPost, e.http.URL+"/api/"+version+"/"+method, bytes.NewReader(raw))
@@ -126,8 +135,8 @@ func (e *env) call(version, method string, body any, key string) resp {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(HeaderProject, "dev")
 	req.Header.Set(HeaderSign, sig)
-	if key != "" {
-		req.Header.Set(HeaderIdempotency, key)
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	return e.do(req)
 }

@@ -87,7 +87,10 @@ func (q *queue) release() {
 }
 
 func (q *queue) addBusyLocked(n int) {
-	if q.busy == 0 && n > 0 {
+	if n == 0 {
+		return
+	}
+	if q.busy == 0 {
 		q.idle = make(chan struct{})
 	}
 	q.busy += n

@@ -80,7 +80,10 @@ func TestErrorRecordNotFound(t *testing.T) {
 		for name, call := range map[string]func() error{
 			"status":  func() error { _, err := e.client.Status(e.ctx, "ps_999999"); return err },
 			"confirm": func() error { _, err := e.client.Confirm(e.ctx, "ps_999999"); return err },
-			"refund":  func() error { _, err := e.client.Refund(e.ctx, payapi.RefundRequest{SessionID: "ps_999999"}); return err },
+			"refund": func() error {
+				_, err := e.client.Refund(e.ctx, payapi.RefundRequest{SessionID: "ps_999999"})
+				return err
+			},
 		} {
 			pe := apiErr(t, call(), "repository_record_not_found", "")
 			if pe.Description != "internal error" || pe.Retryable {

@@ -2,9 +2,9 @@ package apicontract
 
 import (
 	"context"
+	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/hex"
-	"crypto/rsa"
 	"encoding/json"
 	"errors"
 	"io"

@@ -70,6 +70,9 @@ type Config struct {
 	Seed uint64
 	// MaxLogEntries caps the ledger, execution and webhook logs (default 100,000).
 	MaxLogEntries int
+	// MaxSessions caps the sessions held; the oldest settled ones are
+	// forgotten first (default DefaultMaxSessions).
+	MaxSessions int
 }
 
 // Project is a partner project as the operator registered it.
@@ -186,6 +189,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.WebhookClient == nil {
 		c.WebhookClient = &http.Client{Timeout: c.WebhookTimeout}
+	}
+	if c.MaxSessions <= 0 {
+		c.MaxSessions = DefaultMaxSessions
 	}
 	if c.MaxLogEntries == 0 {
 		c.MaxLogEntries = DefaultMaxLogEntries

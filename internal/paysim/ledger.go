@@ -118,6 +118,12 @@ func (l *execLog) begin(method string, version int, project, sessionID, key stri
 	return e
 }
 
+func (l *execLog) forget(sessionID string) {
+	l.mu.Lock()
+	delete(l.peak, sessionID)
+	l.mu.Unlock()
+}
+
 // end records the result; sessionID may now be known (init, create).
 func (l *execLog) end(e *Execution, sessionID, result string) {
 	l.mu.Lock()

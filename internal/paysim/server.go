@@ -33,6 +33,7 @@ type Server struct {
 
 	mu        sync.Mutex // guards the state below
 	sessions  map[string]*session
+	order     []string // session ids by creation: eviction
 	opIndex   map[string]*session
 	seq       map[string]uint64
 	cards     map[string]string // number_hash -> card number
@@ -91,6 +92,7 @@ func (s *Server) resetState() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sessions = map[string]*session{}
+	s.order = nil
 	s.opIndex = map[string]*session{}
 	if s.seq == nil {
 		s.seq = map[string]uint64{} // ids keep growing across resets

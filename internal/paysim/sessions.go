@@ -14,6 +14,7 @@ func (c *call) newSession() *session {
 	sess := &session{ID: s.nextID("ps"), Project: c.project.ID, Version: c.version, BaseURL: c.baseURL,
 		Status: statusCreated, CreatedAt: c.now, UpdatedAt: c.now}
 	s.sessions[sess.ID] = sess
+	s.remember(sess)
 	c.sessionID = sess.ID
 	return sess
 }

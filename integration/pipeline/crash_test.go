@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/paysession/paysession/connector/pipeline"
+	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
 	"github.com/paysession/paysession/internal/paysim"
@@ -23,6 +24,9 @@ import (
 
 // childEnv carries the crash test's child configuration (JSON).
 const childEnv = "PIPELINE_CRASH_CHILD"
+
+// childReady is the line a child prints once it handles SIGTERM.
+const childReady = "pipeline child ready"
 
 // childConfig is what the child process needs to run a pipeline.
 type childConfig struct {
@@ -36,6 +40,9 @@ type childConfig struct {
 // runChild is the helper process: it runs the pipeline until SIGTERM (or
 // until it is killed).
 func runChild() int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	fmt.Fprintln(os.Stderr, childReady) // the parent may send SIGTERM from now on
 	var cc childConfig
 	if err := json.Unmarshal([]byte(os.Getenv(childEnv)), &cc); err != nil {
 		fmt.Fprintln(os.Stderr, "child config:", err)
@@ -60,8 +67,6 @@ func runChild() int {
 		fmt.Fprintln(os.Stderr, "child pipeline:", err)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
 	if err := p.Run(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "child run:", err)
 		return 1
@@ -79,7 +84,7 @@ func TestCrash(t *testing.T) {
 	seed := uint64(envInt("PIPELINE_CRASH_SEED", 1))
 	rng := rand.New(rand.NewPCG(seed, seed))
 	e := newEnv(t, envOptions{kinds: []codec.CommandKind{codec.KindInitPayment}, partitions: 2,
-		faults: paysim.Faults{Latency: 10 * time.Millisecond, LatencyJitter: 40 * time.Millisecond}})
+		faults: paysim.Faults{Latency: 100 * time.Millisecond, LatencyJitter: 300 * time.Millisecond}})
 	partner, _ := testKeys(t)
 	dir := t.TempDir()
 	keyPath := filepath.Join(dir, "partner.pem")
@@ -88,7 +93,8 @@ func TestCrash(t *testing.T) {
 	}
 	cc, _ := json.Marshal(childConfig{Seeds: e.seeds, Topics: e.topics, APIURL: e.url, KeyPath: keyPath, ID: e.id})
 
-	// Commands flow during the kills: produced at a steady pace.
+	// Commands flow during the kills: produced at a steady pace, 50 every
+	// 600 ms (2,000 in about 24 s).
 	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("crash-%s-%05d", e.id, i)
@@ -98,7 +104,7 @@ func TestCrash(t *testing.T) {
 			r := e.command(codec.KindInitPayment, keys[i], initPaymentJSON(cardSuccess, 1000+i))
 			e.cl.Produce(context.Background(), r, nil)
 			if i%50 == 49 {
-				time.Sleep(150 * time.Millisecond)
+				time.Sleep(600 * time.Millisecond)
 			}
 		}
 	}()
@@ -112,11 +118,22 @@ func TestCrash(t *testing.T) {
 	}
 	child := startChild(t, string(cc), dir, kills)
 	e.out.count(t, n, 3*time.Minute)
+	harness.Eventually(t, 30*time.Second, "final child ready", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("child-%d.log", kills)))
+		return bytes.Contains(b, []byte(childReady))
+	})
 	_ = child.Process.Signal(syscall.SIGTERM)
 	if err := child.Wait(); err != nil {
 		t.Errorf("final child: %v", err)
 	}
-	t.Logf("%d commands, %d kills: all results after %v", n, kills, time.Since(start).Round(time.Millisecond))
+	replayed := 0
+	for _, k := range keys {
+		if e.proxy.requests(k) > 1 {
+			replayed++
+		}
+	}
+	t.Logf("%d commands, %d kills: all results after %v; %d commands were sent more than once (replays after kills)",
+		n, kills, time.Since(start).Round(time.Millisecond), replayed)
 	e.checkExactlyOnce(t, keys)
 }
 

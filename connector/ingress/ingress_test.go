@@ -334,3 +334,32 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string, labels ma
 	}
 	return 0
 }
+
+func TestVersionIsDetectedFromTheBody(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want int32
+	}{
+		{"v1 payouts", `{"type":"payment_finished","session":{"id":"ps_1","status":"accepted","payments":[{"id":"po_1","status":"succeeded"}]}}`, 1},
+		{"v2 payouts", `{"type":"payment_finished","session":{"id":"ps_1","status":"accepted","payout_list":[{"id":"po_1","status":"succeeded"}]}}`, 2},
+		{"v2 payments", `{"type":"payment_finished","session":{"id":"ps_1","status":"accepted","payment_list":[{"id":"pm_1","status":"succeeded"}]}}`, 2},
+		{"no operations: configured default", `{"type":"ready_to_confirm","session":{"id":"ps_1","status":"in_progress"}}`, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, func(c *Config) { c.DefaultAPIVersion = 2 })
+			b := []byte(tc.body)
+			if code := f.post(t, b, sign(t, f.key, b)); code != 200 {
+				t.Fatalf("status %d", code)
+			}
+			var ev codec.WebhookEvent
+			if err := json.Unmarshal(f.prod.last(eventsTopic).Value, &ev); err != nil {
+				t.Fatal(err)
+			}
+			if ev.APIVersion != tc.want || len(ev.Session.Operations) == 0 && tc.want != 2 {
+				t.Fatalf("version %d, want %d (%+v)", ev.APIVersion, tc.want, ev.Session)
+			}
+		})
+	}
+}

@@ -216,3 +216,17 @@ func TestErrorBadSignature(t *testing.T) {
 		t.Fatalf("got %+v", err)
 	}
 }
+
+// Common rules: "sender first_name, last_name and ipv4 are mandatory for
+// payments made without the service's widget" (projects of such countries).
+func TestSenderParametersRule(t *testing.T) {
+	e := newEnv(t, 1, func(p *paysim.Project) { p.RequireSender = true })
+	_, err := e.client.InitPayment(e.ctx, payment(paysim.CardSuccess, 100))
+	apiErr(t, err, "invalid_request", "participant_details.blank")
+	p := payment(paysim.CardSuccess, 100)
+	p.Participants = &payapi.ParticipantDetails{Sender: &payapi.Sender{FirstName: "Ivan", LastName: "Petrov"}}
+	_, err = e.client.InitPayment(e.ctx, p)
+	apiErr(t, err, "invalid_request", "participant_details.sender.ipv4.blank")
+	p.Participants.Sender.IPv4 = "203.0.113.7"
+	e.ok(e.client.InitPayment(e.ctx, p))
+}

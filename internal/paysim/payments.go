@@ -47,7 +47,9 @@ func (s *Server) advancePayment(sess *session, op *operation, now time.Time) {
 	switch behaviourOf(op.Instrument.PAN) {
 	case behave3DS:
 		if !op.Authed {
+			// action_required carries customer_interaction, amounts and transaction_info.
 			op.Stage, op.Status, op.Interaction = stageAction, statusPending, true
+			op.Fee, op.Txn = &amount{Value: fee(op.Amount.Value), Currency: op.Amount.Currency}, s.newTxn()
 			sess.settle(now)
 			s.emit(sess, EventActionRequired)
 			s.q.at(now.Add(ActionTimeout), s.onOp(sess.ID, op.ID, stageAction, func(sess *session, op *operation, now time.Time) {
@@ -91,7 +93,8 @@ func (s *Server) succeed(sess *session, op *operation, now time.Time) {
 	if op.Txn == nil {
 		op.Txn = s.newTxn()
 	}
-	if !op.Payout && op.Instrument.CardType == "bank_card" && op.Recurrent == nil {
+	// Sender-parameter countries allow one-time payments only: no token.
+	if !op.Payout && op.Instrument.CardType == "bank_card" && op.Recurrent == nil && !s.projects[sess.Project].RequireSender {
 		t := &recurrentToken{Token: "rt_" + s.dice.hex(32), PAN: op.Instrument.PAN, CreatedAt: now,
 			FinishedAt: now.AddDate(3, 0, 0), Active: true}
 		s.recurrent[t.Token] = t

@@ -117,7 +117,7 @@ func (s *Server) createSession(c *call) (map[string]any, error) {
 	if d.Payment, err = c.parseInstrument("payment_details", false, true); err != nil {
 		return nil, err
 	}
-	in, err := c.parseInput(false, false)
+	in, err := c.parseInput(false, d.Payment != nil && c.project.RequireSender)
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +222,12 @@ func (s *Server) cancelOp(sess *session, op *operation, now time.Time, reason st
 		s.book(sess, op, "", "hold_release", op.Frozen, 0, 0, now)
 	}
 	op.Status, op.Stage, op.FinishedAt, op.Reason, op.Interaction = statusCanceled, stageFinal, now, reason, false
+	if op.Txn == nil { // payment_finished shows transaction_info and amounts
+		op.Txn = s.newTxn()
+	}
+	if op.Captured == 0 {
+		op.Fee = &amount{Value: 0, Currency: op.Amount.Currency} // nothing charged
+	}
 	sess.settle(now)
 	s.emit(sess, EventPaymentFinished)
 	s.log.Info("paysim operation canceled", "session_id", sess.ID, "operation_id", op.ID, "reason", reason)

@@ -146,8 +146,8 @@ func (h *webhooks) drain(sessionID string) {
 }
 
 // attempt POSTs d once and schedules the next attempt on failure: pauses
-// start at WebhookRetryFirst and double, never over 15 minutes; no attempt
-// later than 30 minutes after the first.
+// start at WebhookRetryFirst and double, never over 15 minutes; the last
+// attempt is 30 minutes after the first.
 func (h *webhooks) attempt(d *WebhookDelivery) {
 	s := h.s
 	now := s.Now()
@@ -170,8 +170,13 @@ func (h *webhooks) attempt(d *WebhookDelivery) {
 	if pause > WebhookMaxInterval || pause <= 0 {
 		pause = WebhookMaxInterval
 	}
-	next := now.Add(pause)
-	if next.Sub(d.Attempts[0].At) > WebhookGiveUp {
+	// The last attempt lands exactly WebhookGiveUp after the first: with the
+	// defaults attempts run at 0, 0.5, 1.5, 3.5, 7.5, 15.5 and 30 minutes.
+	next, end := now.Add(pause), d.Attempts[0].At.Add(WebhookGiveUp)
+	if next.After(end) {
+		next = end
+	}
+	if !next.After(now) {
 		d.State = "failed"
 		delete(h.body, d.ID)
 		s.log.Warn("paysim webhook given up", slog.String("session_id", d.SessionID), slog.String("type", d.Type))

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -44,9 +45,9 @@ func DefaultTopics() Topics {
 }
 
 // Encoder encodes an outcome record (command result, session state, dead
-// letter) as a Kafka record value.
+// letter) as the value of a record of topic. *codec.Encoder implements it.
 type Encoder interface {
-	Encode(rec codec.Record) ([]byte, error)
+	Encode(ctx context.Context, topic string, rec codec.Record) ([]byte, error)
 }
 
 // StateFunc normalizes an API session into a masked session state; source

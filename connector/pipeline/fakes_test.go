@@ -109,7 +109,7 @@ func (*jsonCodec) Decode(_ context.Context, kind codec.CommandKind, value []byte
 	return c, nil
 }
 
-func (j *jsonCodec) Encode(rec codec.Record) ([]byte, error) {
+func (j *jsonCodec) Encode(_ context.Context, _ string, rec codec.Record) ([]byte, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.fail > 0 {

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 // recordsOf turns a batch's outcomes into records, in batch order: for each
 // command its result (and dead letter), the session states it learned, or
 // the retry record that parks it.
-func (p *Pipeline) recordsOf(b *batch) ([]*kgo.Record, error) {
+func (p *Pipeline) recordsOf(ctx context.Context, b *batch) ([]*kgo.Record, error) {
 	now := p.clock.Now()
 	var recs []*kgo.Record
 	for _, in := range b.ins {
@@ -24,7 +25,7 @@ func (p *Pipeline) recordsOf(b *batch) ([]*kgo.Record, error) {
 			recs = append(recs, retryRecord(out, p.cfg.Topics.Retry))
 			continue
 		}
-		rs, err := p.outcomeRecords(out, now)
+		rs, err := p.outcomeRecords(ctx, out, now)
 		if err != nil {
 			return nil, err
 		}
@@ -33,15 +34,15 @@ func (p *Pipeline) recordsOf(b *batch) ([]*kgo.Record, error) {
 	return recs, nil
 }
 
-func (p *Pipeline) outcomeRecords(out *outcome, now time.Time) ([]*kgo.Record, error) {
+func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Time) ([]*kgo.Record, error) {
 	var recs []*kgo.Record
-	res, err := p.cfg.Encoder.Encode(resultOf(out, now, p.cfg.APIVersion))
+	res, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.Results, resultOf(out, now, p.cfg.APIVersion))
 	if err != nil {
 		return nil, fmt.Errorf("encode command result: %w", err)
 	}
 	recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.Results, Key: []byte(out.in.key), Value: res})
 	if out.verdict.Status == StatusInvalid {
-		dl, err := p.cfg.Encoder.Encode(deadLetterOf(out, now))
+		dl, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.DeadLetter, deadLetterOf(out, now))
 		if err != nil {
 			return nil, fmt.Errorf("encode dead letter: %w", err)
 		}
@@ -57,7 +58,7 @@ func (p *Pipeline) outcomeRecords(out *outcome, now time.Time) ([]*kgo.Record, e
 			k := out.in.key
 			st.IdempotencyKey = &k
 		}
-		v, err := p.cfg.Encoder.Encode(st)
+		v, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.Sessions, st)
 		if err != nil {
 			return nil, fmt.Errorf("encode session state: %w", err)
 		}

@@ -79,7 +79,9 @@ func (p *Pipeline) batchContext(ctx context.Context) (context.Context, context.C
 // produce writes the batch's records into the open transaction and waits for
 // every acknowledgement.
 func (p *Pipeline) produce(ctx context.Context, s *kgo.GroupTransactSession, b *batch) error {
-	recs, err := p.recordsOf(b)
+	pctx, cancel := context.WithTimeout(context.Background(), p.cfg.TransactionTimeout/2)
+	defer cancel()
+	recs, err := p.recordsOf(pctx, b)
 	if err != nil {
 		return err
 	}
@@ -88,8 +90,6 @@ func (p *Pipeline) produce(ctx context.Context, s *kgo.GroupTransactSession, b *
 		mu    sync.Mutex
 		first error
 	)
-	pctx, cancel := context.WithTimeout(context.Background(), p.cfg.TransactionTimeout/2)
-	defer cancel()
 	for _, r := range recs {
 		wg.Add(1)
 		s.Produce(pctx, r, func(_ *kgo.Record, err error) {

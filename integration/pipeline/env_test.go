@@ -114,11 +114,15 @@ func (e *env) config() pipeline.Config {
 	if err != nil {
 		panic(err)
 	}
+	enc, err := codec.NewEncoder(codec.EncoderConfig{})
+	if err != nil {
+		panic(err)
+	}
 	return pipeline.Config{
 		Kafka: []kgo.Opt{kgo.SeedBrokers(e.seeds...), kgo.FetchMaxWait(100 * time.Millisecond),
 			kgo.InstanceID("pipeline-" + e.id), kgo.SessionTimeout(6 * time.Second)},
 		GroupID: "pipeline-" + e.id, TransactionalID: "pipeline-" + e.id,
-		Topics: e.topics, API: e.api, Decoder: dec, Encoder: testEncoder{},
+		Topics: e.topics, API: e.api, Decoder: dec, Encoder: enc,
 		BatchDeadline: 3 * time.Second, JitterSeed: 1,
 		Retry:  pipeline.RetryPolicy{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, MaxAttempts: 4},
 		Logger: testLogger(),

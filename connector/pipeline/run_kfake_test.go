@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
@@ -20,9 +22,10 @@ import (
 
 // kfakeEnv is an in-process Kafka with the pipeline's topics.
 type kfakeEnv struct {
-	seeds  []string
-	topics Topics
-	reg    *prometheus.Registry
+	cluster *kfake.Cluster
+	seeds   []string
+	topics  Topics
+	reg     *prometheus.Registry
 }
 
 func newKfakeEnv(t *testing.T) *kfakeEnv {
@@ -37,7 +40,7 @@ func newKfakeEnv(t *testing.T) *kfakeEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	return &kfakeEnv{seeds: c.ListenAddrs(), topics: topics, reg: prometheus.NewRegistry()}
+	return &kfakeEnv{cluster: c, seeds: c.ListenAddrs(), topics: topics, reg: prometheus.NewRegistry()}
 }
 
 // start runs a pipeline until the test ends; it returns a stop function that
@@ -346,4 +349,100 @@ func TestRunPausesWhileAPIFails(t *testing.T) {
 	if s := got["key-0001"][0].Status; s != codec.StatusIndeterminate {
 		t.Fatalf("while down: %s", s)
 	}
+}
+
+func TestRunRebuildsSessionWhenCommitIsUnknown(t *testing.T) {
+	env := newKfakeEnv(t)
+	var failed atomic.Bool
+	env.cluster.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		r := req.(*kmsg.EndTxnRequest)
+		if !r.Commit || failed.Swap(true) {
+			return nil, nil, false
+		}
+		resp := r.ResponseKind().(*kmsg.EndTxnResponse)
+		resp.ErrorCode = kerr.InvalidTxnState.Code // End fails: the outcome is unknown to the pipeline
+		return resp, nil, true
+	})
+	api := &fakeAPI{}
+	var recs []*kgo.Record
+	for i := range 10 {
+		recs = append(recs, captureRecord(env.topics, fmt.Sprintf("key-%04d", i), fmt.Sprintf("ps_%d", i+1)))
+	}
+	env.produce(t, recs...)
+	stop := env.start(t, api, nil)
+	got := env.results(t, len(recs), 30*time.Second)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if n := len(got[string(r.Key)]); n != 1 {
+			t.Errorf("%s: %d results, want exactly 1", r.Key, n)
+		}
+	}
+	if !failed.Load() {
+		t.Fatal("EndTxn was never failed")
+	}
+	if v := metricValue(t, env.reg, "paysession_pipeline_transactions_total", "unknown"); v != 1 {
+		t.Errorf("unknown transactions = %v, want 1", v)
+	}
+}
+
+// metricValue returns the value of the series of a counter family whose only
+// label has the given value.
+func metricValue(t *testing.T, reg *prometheus.Registry, name, label string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if len(m.GetLabel()) == 1 && m.GetLabel()[0].GetValue() == label {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+func TestRunRebalanceAbortsAndNothingDoubles(t *testing.T) {
+	env := newKfakeEnv(t)
+	started := make(chan struct{}, 1)
+	api := &fakeAPI{}
+	api.handle = func(ctx context.Context, c fakeCall) (*payapi.Session, error) {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, &payapi.Error{Code: "timeout", Retryable: true, Sent: true, Err: ctx.Err()}
+		}
+		return &payapi.Session{ID: c.SessionID, Status: "in_progress"}, nil
+	}
+	var recs []*kgo.Record
+	for i := range 200 {
+		recs = append(recs, captureRecord(env.topics, fmt.Sprintf("key-%04d", i), fmt.Sprintf("ps_%d", i%40+1)))
+	}
+	env.produce(t, recs...)
+	stopA := env.start(t, api, func(c *Config) { c.Concurrency = 8 })
+	<-started
+	stopB := env.start(t, api, func(c *Config) { c.Concurrency = 8; c.TransactionalID = "pipeline-1"; c.Registerer = nil })
+	got := env.results(t, len(recs), 60*time.Second)
+	for _, stop := range []func() error{stopA, stopB} {
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range recs {
+		if n := len(got[string(r.Key)]); n != 1 {
+			t.Errorf("%s: %d results, want exactly 1", r.Key, n)
+		}
+	}
+	t.Logf("transactions: %v committed, %v aborted", metricValue(t, env.reg, "paysession_pipeline_transactions_total", "commit"),
+		metricValue(t, env.reg, "paysession_pipeline_transactions_total", "abort"))
 }

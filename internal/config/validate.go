@@ -215,7 +215,7 @@ func (c *Config) validateRegistry(p *problems) {
 	} else if r.Username != "" || r.Password.IsSet() {
 		p.add("REGISTRY_URL", "required when registry credentials are set")
 	}
-	if (r.Username == "") != !r.Password.IsSet() {
+	if (r.Username == "") != !r.Password.IsSet() && !p.skip[Prefix+"REGISTRY_PASSWORD"] {
 		p.add("REGISTRY_USERNAME", "PAYSESSION_REGISTRY_USERNAME and PAYSESSION_REGISTRY_PASSWORD must be set together")
 	}
 }

@@ -1,0 +1,44 @@
+package config_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/paysession/paysession/internal/config"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/variables.md from config.Variables")
+
+// TestVariablesDoc keeps testdata/variables.md (the README's configuration
+// table) in step with the code; refresh with go test -run VariablesDoc -update.
+func TestVariablesDoc(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("| variable | default | meaning |\n|---|---|---|\n")
+	for _, v := range config.Variables() {
+		def := v.Default
+		if def != "" {
+			def = "`" + def + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.Name, def, v.Description)
+	}
+	golden := filepath.Join("testdata", "variables.md")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if string(want) != b.String() {
+		t.Errorf("%s is stale; run go test ./internal/config -run VariablesDoc -update", golden)
+	}
+}

@@ -104,11 +104,11 @@ func newRig(t *testing.T, o rigOpts) *rig {
 		o.publishTimeout = 2 * time.Second
 	}
 	g := &rig{brokers: o.brokers}
-	g.admin = newClient(t, g.brokers)
+	g.admin = newClient(t, g.brokers, kgo.MetadataMinAge(100*time.Millisecond)) // harness.Topic waits on metadata
 	g.events = harness.Topic(t, g.admin, 3)
 	g.sessions = harness.Topic(t, g.admin, 3)
 	g.prod = newClient(t, g.brokers, kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerLinger(0),
-		kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond }))
+		kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond }), kgo.MetadataMinAge(100*time.Millisecond))
 
 	srv := httptest.NewServer(http.HandlerFunc(g.record))
 	t.Cleanup(srv.Close)

@@ -213,3 +213,28 @@ func TestLoadNamesEveryBadVariable(t *testing.T) {
 		}
 	}
 }
+
+func TestWebhookDisabledNeedsNoServiceKeys(t *testing.T) {
+	env := minimal(t)
+	delete(env, "PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES")
+	env["PAYSESSION_WEBHOOK_ENABLED"] = "false"
+	env["PAYSESSION_METRICS_LISTEN_ADDR"] = ":8080" // no clash: the webhook port is not opened
+	if _, err := load(t, env); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoggerRedactsConfiguredKeys(t *testing.T) {
+	env := minimal(t)
+	env["PAYSESSION_LOG_REDACT_KEYS"] = "merchant_note"
+	env["PAYSESSION_LOG_FORMAT"] = "text"
+	c, err := load(t, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	c.Logger(&b).Info("x", "merchant_note", "private words", "card", "4111111111111111")
+	if out := b.String(); strings.Contains(out, "private words") || strings.Contains(out, "4111111111111111") {
+		t.Errorf("leak: %s", out)
+	}
+}

@@ -47,8 +47,17 @@
 // transaction commits and is cleared on a rebalance or a rebuilt session:
 // after a restart or rebalance a fresh command may overtake a command of the
 // same session that is still parked (the parked one is replayed with its own
-// key, so nothing runs twice). A retry record that is not yet due within the
+// key, so nothing runs twice). With several instances a session's retry
+// partition may belong to another instance; its fresh commands then still
+// queue behind through the retry topic (one extra hop each) until the next
+// rebalance clears the set. A retry record that is not yet due within the
 // batch is parked again and the retry topic is paused until it is due.
+//
+// Restarts. Give every instance a stable kgo.InstanceID (static membership)
+// and a TransactionalID derived from it: a restarted instance then takes its
+// partitions back at once, and initializing its producer id before joining
+// fences the dead incarnation's open transaction instead of waiting for the
+// transaction timeout.
 //
 // Ambiguity. A request that may have reached the service (Sent) and never
 // got a final answer within the budget gives an indeterminate result, never

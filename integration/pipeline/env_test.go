@@ -67,6 +67,7 @@ type envOptions struct {
 
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
+	seeds := harness.Kafka(t) // first: skips the test in -short mode
 	if len(o.kinds) == 0 {
 		o.kinds = codec.Kinds()
 	}
@@ -90,7 +91,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{seeds: harness.Kafka(t), sim: sim, proxy: proxy, api: api, id: randomID(), url: srv.URL}
+	e := &env{seeds: seeds, sim: sim, proxy: proxy, api: api, id: randomID(), url: srv.URL}
 	e.cl = harness.NewClient(t)
 	e.topics = pipeline.Topics{Commands: map[codec.CommandKind]string{},
 		Retry: harness.Topic(t, e.cl, o.partitions), Results: harness.Topic(t, e.cl, 1),

@@ -39,7 +39,7 @@ func (p *Pipeline) call(ctx context.Context, in *inbound, cmd *command) callResu
 		started := time.Now()
 		sess, err := cmd.call(ctx, p.api, payapi.WithIdempotencyKey(in.key))
 		p.release()
-		p.metrics.observeCall(cmd.Kind, err, time.Since(started))
+		p.metrics.observeCall(cmd.Endpoint, err, time.Since(started))
 		if err == nil {
 			p.health.success()
 			r.session, r.err = sess, nil

@@ -25,6 +25,7 @@ type callFunc func(ctx context.Context, api API, opts ...payapi.CallOption) (*pa
 // command is a decoded, validated command ready to call the API.
 type command struct {
 	Kind      string
+	Endpoint  string // API method, e.g. session/capture
 	SessionID string // empty when the command names no session (it creates one)
 	call      callFunc
 }

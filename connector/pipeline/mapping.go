@@ -12,13 +12,23 @@ import (
 // This file maps the Kafka model (codec commands) to the API model (payapi
 // requests). Everything here is pure: no I/O beyond the returned closure.
 
+// endpoints names the API method of each command kind (a metrics label).
+var endpoints = map[codec.CommandKind]string{
+	codec.KindInitPayout: "session/init/payout", codec.KindInitPayment: "session/init/payment",
+	codec.KindCreateSession: "session/create", codec.KindStartPayout: "session/start/payout",
+	codec.KindStartPayment: "session/start/payment", codec.KindCapture: "session/capture",
+	codec.KindRefund: "session/refund", codec.KindConfirm: "session/confirm", codec.KindCancel: "session/cancel",
+	codec.KindDisableRecurring: "recurrent/disable", codec.KindFPSVerification: "fps/customer_verification",
+	codec.KindStatusRefresh: "session/status", codec.KindBankPayPush: "bankpay/push",
+}
+
 // toCommand maps a decoded command to the call that executes it.
 func toCommand(c codec.Command) (*command, error) {
 	call, err := callFor(c)
 	if err != nil {
 		return nil, err
 	}
-	return &command{Kind: string(c.Kind()), SessionID: c.SessionRef(), call: call}, nil
+	return &command{Kind: string(c.Kind()), Endpoint: endpoints[c.Kind()], SessionID: c.SessionRef(), call: call}, nil
 }
 
 // callFor returns the API call of a command.

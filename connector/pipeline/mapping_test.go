@@ -67,7 +67,7 @@ func TestMapping(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cmd.SessionID != tt.session || cmd.Kind != string(tt.cmd.Kind()) {
+			if cmd.SessionID != tt.session || cmd.Kind != string(tt.cmd.Kind()) || cmd.Endpoint != tt.want.Endpoint {
 				t.Fatalf("command = %s/%s, want %s/%s", cmd.Kind, cmd.SessionID, tt.cmd.Kind(), tt.session)
 			}
 			api := &fakeAPI{}

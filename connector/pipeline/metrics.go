@@ -27,7 +27,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}, []string{"kind", "status"}),
 		apiDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "paysession_api_request_duration_seconds",
-			Help:    "Duration of API calls made by the pipeline, by endpoint (command kind) and outcome.",
+			Help:    "Duration of API calls made by the pipeline, by endpoint and outcome (ok, retryable, lost, error).",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
 		}, []string{"endpoint", "outcome"}),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -58,7 +58,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 }
 
 // observeCall records one API call's duration with a bounded outcome label.
-func (m *metrics) observeCall(kind string, err error, d time.Duration) {
+func (m *metrics) observeCall(endpoint string, err error, d time.Duration) {
 	outcome := "ok"
 	if err != nil {
 		outcome = "error"
@@ -72,5 +72,5 @@ func (m *metrics) observeCall(kind string, err error, d time.Duration) {
 			}
 		}
 	}
-	m.apiDuration.WithLabelValues(kind, outcome).Observe(d.Seconds())
+	m.apiDuration.WithLabelValues(endpoint, outcome).Observe(d.Seconds())
 }

@@ -17,10 +17,11 @@ type delivery struct {
 	eventID string
 	created time.Time
 
-	mu      sync.Mutex
-	built   bool
-	records []*outRecord
-	current *attempt // nil before the first publish
+	mu        sync.Mutex
+	built     bool
+	published bool // every record acknowledged; records released
+	records   []*outRecord
+	current   *attempt // nil before the first publish
 }
 
 // outRecord is one record of a delivery. A session-state record carries its
@@ -68,6 +69,16 @@ func (a *attempt) finished() bool {
 // errSuperseded never leaves the package: it marks a held-back state record
 // that a newer one replaced.
 var errSuperseded = errors.New("superseded by a newer session state")
+
+// release drops the encoded records once Kafka acknowledged all of them,
+// so a remembered event id costs a few hundred bytes, not its payload.
+func (d *delivery) release() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.current != nil && d.current.finished() && d.allSent() {
+		d.records, d.published = nil, true
+	}
+}
 
 // allSent reports whether Kafka took every record of d.
 func (d *delivery) allSent() bool {

@@ -88,6 +88,7 @@ func (in *Ingress) accept(w http.ResponseWriter, r *http.Request, wh *webhook, e
 		in.reject(w, http.StatusServiceUnavailable, typeLabel(wh.Type), verdictUnavailable)
 		return
 	}
+	d.release()
 	log.Info("webhook published")
 	in.answer(w, http.StatusOK, typeLabel(wh.Type), verdictAccepted)
 }
@@ -98,6 +99,9 @@ func (in *Ingress) accept(w http.ResponseWriter, r *http.Request, wh *webhook, e
 func (in *Ingress) publish(ctx context.Context, d *delivery, wh *webhook, eventID string, received time.Time) (*attempt, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.published {
+		return nil, nil
+	}
 	if d.current != nil && !d.current.finished() {
 		return d.current, nil
 	}

@@ -212,6 +212,11 @@ func TestDuplicatesAndReplays(t *testing.T) {
 	if st.Session.Status != "accepted" {
 		t.Fatalf("last state %s, want accepted", st.Session.Status)
 	}
+	for el := f.in.deliveries.lru.Front(); el != nil; el = el.Next() {
+		if d := el.Value.(*delivery); !d.published || d.records != nil {
+			t.Fatalf("delivery %s keeps its records after publishing", d.eventID)
+		}
+	}
 }
 
 func TestKafkaDownAnswers503ThenRetryPublishesOnce(t *testing.T) {

@@ -42,16 +42,16 @@
 // and offset in headers. Later commands of its lane follow it there, so the
 // lane's order is kept. Retry records are keyed by session id, so a session's
 // parked commands share a partition and come back in order. Across batches,
-// an in-memory set of parked commands per session makes a fresh command of a
-// session with parked commands park behind them. The set changes only when a
-// transaction commits and is cleared on a rebalance or a rebuilt session:
-// after a restart or rebalance a fresh command may overtake a command of the
-// same session that is still parked (the parked one is replayed with its own
-// key, so nothing runs twice). With several instances a session's retry
-// partition may belong to another instance; its fresh commands then still
-// queue behind through the retry topic (one extra hop each) until the next
-// rebalance clears the set. A retry record that is not yet due within the
-// batch is parked again and the retry topic is paused until it is due.
+// a set of parked commands per session makes a fresh command of a session
+// with parked commands park behind them. The set changes only when a
+// transaction commits, and it is rebuilt from the retry topic (the records
+// past the group's committed offsets) when a session starts and after a
+// rebalance, so the order also holds across restarts. With several instances
+// a session's retry partition may belong to another instance; its fresh
+// commands then still queue behind through the retry topic (one extra hop
+// each, until the next rebalance rebuilds the set). A retry record that is
+// not yet due within the batch is parked again and the retry topic is paused
+// until it is due.
 //
 // Restarts. Give every instance a stable kgo.InstanceID (static membership)
 // and a TransactionalID derived from it: a restarted instance then takes its

@@ -45,7 +45,7 @@ func isPipelineHeader(k string) bool {
 	switch k {
 	case HeaderRecordTime, HeaderKey, HeaderKind, HeaderSourceTopic, HeaderSourcePartition,
 		HeaderSourceOffset, HeaderAttempts, HeaderNextAttempt, HeaderFirstAttempt, HeaderSent,
-		HeaderError, HeaderErrorField, HeaderErrorCode:
+		HeaderError, HeaderErrorField, HeaderErrorCode, HeaderLane:
 		return true
 	}
 	return false

@@ -27,6 +27,7 @@ type Pipeline struct {
 	topics  []string          // every consumed topic
 
 	parked *parkedSet // touched only by the Run goroutine
+	reseed bool       // rebuild parked from the retry topic before the next poll
 
 	mu          sync.Mutex
 	cancelBatch context.CancelFunc // cancels the running batch (on revoke)
@@ -84,7 +85,6 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			return nil
 		}
 		p.log.Warn("rebuilding kafka session", slog.Any("error", err))
-		p.parked.reset()
 		select {
 		case <-ctx.Done():
 			return nil
@@ -140,7 +140,14 @@ func (p *Pipeline) onRevoked(_ context.Context, _ *kgo.Client, rev map[string][]
 // runSession is the poll → batch → end loop of one Kafka session.
 func (p *Pipeline) runSession(ctx context.Context, s *kgo.GroupTransactSession) error {
 	var retryPausedUntil time.Time
+	p.reseed = true
 	for ctx.Err() == nil {
+		if p.reseed {
+			if err := p.seedParked(ctx, s.Client()); err != nil {
+				p.log.Warn("rebuilding the parked set failed; session order across restarts is best effort", slog.Any("error", err))
+			}
+			p.reseed = false
+		}
 		if !p.awaitHealthy(ctx, s) {
 			return nil
 		}

@@ -93,6 +93,7 @@ func retryRecord(out *outcome, topic string) *kgo.Record {
 		hdrInt(HeaderAttempts, int64(r.attempts)),
 		hdrTime(HeaderNextAttempt, r.nextAttempt),
 		hdr(HeaderSent, strconv.FormatBool(r.sent)),
+		hdr(HeaderLane, in.laneKey()),
 	)
 	if !r.firstAttempt.IsZero() {
 		hs = append(hs, hdrTime(HeaderFirstAttempt, r.firstAttempt))

@@ -54,8 +54,8 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 	default:
 		p.metrics.transactions.WithLabelValues("abort").Inc()
 		p.log.Info("transaction aborted; records will be redelivered", slog.Int("records", len(recs)), slog.Bool("revoked", revoked))
-		if revoked {
-			p.parked.reset()
+		if revoked { // retry partitions may have moved
+			p.reseed = true
 		}
 	}
 	return b, nil

@@ -44,11 +44,12 @@ func (AvroStateDecoder) DecodeSessionState(value []byte) (*codec.SessionState, e
 	var data []byte
 	switch {
 	case len(value) >= 10 && value[0] == 0xC3 && value[1] == 0x01:
-		fp, err := soe.ComputeFingerprint(schema)
+		fp := codec.Fingerprint(schema)
+		hfp, err := soe.ComputeFingerprint(schema) // hamba's soe.Codec writes its own
 		if err != nil {
 			return nil, fmt.Errorf("session state fingerprint: %w", err)
 		}
-		if !bytes.Equal(value[2:10], fp) {
+		if !bytes.Equal(value[2:10], fp[:]) && !bytes.Equal(value[2:10], hfp) {
 			return nil, errors.New("session state: unknown schema fingerprint")
 		}
 		data = value[10:]

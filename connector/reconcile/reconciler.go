@@ -15,12 +15,13 @@ import (
 
 // Reconciler polls quiet sessions and applies the confirmation policy.
 type Reconciler struct {
-	cfg     Config
-	log     *slog.Logger
-	pending *pendingSet
-	metrics *metrics
-	workers sync.WaitGroup
-	read    atomic.Int64 // session-state records read
+	cfg      Config
+	log      *slog.Logger
+	pending  *pendingSet
+	metrics  *metrics
+	progress *progress
+	workers  sync.WaitGroup
+	read     atomic.Int64 // session-state records read
 }
 
 // New validates cfg and returns a Reconciler; it connects nothing until Run.
@@ -34,7 +35,7 @@ func New(cfg Config) (*Reconciler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reconciler metrics: %w", err)
 	}
-	return &Reconciler{cfg: cfg, log: cfg.Logger, pending: p, metrics: m}, nil
+	return &Reconciler{cfg: cfg, log: cfg.Logger, pending: p, metrics: m, progress: newProgress()}, nil
 }
 
 // OpenSessions returns how many sessions of this replica's partitions are
@@ -54,7 +55,9 @@ func (r *Reconciler) Run(ctx context.Context) error {
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.DisableAutoCommit(), // never commit: every assignment re-reads its partitions
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.KeepControlRecords(), // their offsets tell when a partition is read to its end
 		kgo.BlockRebalanceOnPoll(),
+		kgo.OnPartitionsAssigned(r.onAssigned),
 		kgo.OnPartitionsRevoked(r.onLoss),
 		kgo.OnPartitionsLost(r.onLoss),
 	}, r.cfg.KafkaOpts...)
@@ -77,6 +80,7 @@ func (r *Reconciler) Run(ctx context.Context) error {
 
 func (r *Reconciler) onLoss(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
 	r.pending.dropPartitions(lost[r.cfg.SessionsTopic])
+	r.progress.released(lost[r.cfg.SessionsTopic])
 	r.log.Info("reconciler partitions released", slog.Any("partitions", lost[r.cfg.SessionsTopic]))
 }
 
@@ -93,6 +97,10 @@ func (r *Reconciler) consume(ctx context.Context, cl *kgo.Client) error {
 			}
 		})
 		fetches.EachRecord(func(rec *kgo.Record) {
+			r.progress.advance(rec.Partition, rec.Offset)
+			if rec.Attrs.IsControl() {
+				return
+			}
 			if rec.Value == nil {
 				r.pending.remove(string(rec.Key))
 				return

@@ -50,7 +50,7 @@ func (p *parsedSchemas) load(n schemas.Name) error {
 		return fmt.Errorf("schema %s: %w", n, err)
 	}
 	p.current[n] = s
-	p.byFingerprint[n] = map[[8]byte]avro.Schema{fingerprint(s): s}
+	p.byFingerprint[n] = map[[8]byte]avro.Schema{fingerprint(s): s, hambaFingerprint(s): s}
 	versions, err := schemas.History(n)
 	if err != nil {
 		return err
@@ -60,8 +60,10 @@ func (p *parsedSchemas) load(n schemas.Name) error {
 		if err != nil {
 			return fmt.Errorf("schema %s v%d: %w", n, v.Version, err)
 		}
-		if _, ok := p.byFingerprint[n][fingerprint(hs)]; !ok {
-			p.byFingerprint[n][fingerprint(hs)] = hs
+		for _, fp := range [][8]byte{fingerprint(hs), hambaFingerprint(hs)} {
+			if _, ok := p.byFingerprint[n][fp]; !ok {
+				p.byFingerprint[n][fp] = hs
+			}
 		}
 	}
 	return nil
@@ -95,9 +97,13 @@ func MustSchema(n schemas.Name) avro.Schema {
 	return s
 }
 
-// fingerprint returns the CRC-64-AVRO fingerprint of s in the byte order of
-// the single-object encoding header (little-endian).
-func fingerprint(s avro.Schema) [8]byte {
+// fingerprint returns the spec CRC-64-AVRO fingerprint of s (little-endian).
+func fingerprint(s avro.Schema) [8]byte { return Fingerprint(s) }
+
+// hambaFingerprint returns the fingerprint hamba/avro's soe package puts in
+// its headers (its canonical form keeps logical types); decoding accepts it
+// too, for producers that use hamba's soe.Codec directly.
+func hambaFingerprint(s avro.Schema) [8]byte {
 	fp, err := soe.ComputeFingerprint(s)
 	if err != nil {
 		panic(fmt.Sprintf("crc64 fingerprint: %v", err))

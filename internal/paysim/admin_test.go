@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -131,5 +132,19 @@ func TestLatencyDistribution(t *testing.T) {
 	}
 	if err := (Faults{ErrorRate: 2}).validate(); err == nil {
 		t.Fatal("rate 2 accepted")
+	}
+}
+
+func TestRecurringTokensOfSession(t *testing.T) {
+	e := newEnv(t, nil)
+	if got := e.srv.RecurringTokens("ps_missing"); got != nil {
+		t.Fatalf("unknown session: %v", got)
+	}
+	r := e.call("v1", "session/init/payment", paymentBody("4111111111111111", 1000), "tok-key-1")
+	id, _ := r.session()["id"].(string)
+	e.idle()
+	got := e.srv.RecurringTokens(id)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "rt_") {
+		t.Fatalf("RecurringTokens(%s) = %v, want one rt_ token", id, got)
 	}
 }

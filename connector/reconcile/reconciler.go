@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -21,7 +20,6 @@ type Reconciler struct {
 	metrics  *metrics
 	progress *progress
 	workers  sync.WaitGroup
-	read     atomic.Int64 // session-state records read
 }
 
 // New validates cfg and returns a Reconciler; it connects nothing until Run.
@@ -41,9 +39,6 @@ func New(cfg Config) (*Reconciler, error) {
 // OpenSessions returns how many sessions of this replica's partitions are
 // not final.
 func (r *Reconciler) OpenSessions() int { return r.pending.open() }
-
-// RecordsRead returns how many session-state records were read so far.
-func (r *Reconciler) RecordsRead() int64 { return r.read.Load() }
 
 // Run consumes the sessions topic and polls due sessions until ctx ends.
 // It returns after its consumer is closed and every call in flight ended.
@@ -117,7 +112,6 @@ func (r *Reconciler) consume(ctx context.Context, cl *kgo.Client) error {
 				// webhook of these partitions is not published over newer state.
 				r.cfg.Tracker.Admit(st)
 			}
-			r.read.Add(1)
 		})
 		cl.AllowRebalance()
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/hamba/avro/v2"
+	"github.com/paysession/paysession/schemas"
 	"github.com/twmb/franz-go/pkg/sr"
 )
 
@@ -44,7 +45,7 @@ type Decoder struct {
 
 type resolveKey struct {
 	writer [8]byte // fingerprint of the writer schema
-	kind   CommandKind
+	reader schemas.Name
 }
 
 // NewDecoder returns a Decoder.
@@ -93,20 +94,33 @@ func (d *Decoder) Decode(ctx context.Context, kind CommandKind, value []byte) (C
 		return nil, &DecodeError{Format: FormatUnknown, Reason: fmt.Sprintf("unknown command kind %q", kind)}
 	}
 	var err error
-	switch f := DetectFormat(value); f {
-	case FormatConfluent:
-		err = d.decodeConfluent(ctx, kind, value, cmd)
-	case FormatSingleObject:
-		err = decodeSingleObject(kind, value, cmd)
-	case FormatJSON:
+	if DetectFormat(value) == FormatJSON {
 		err = decodeJSON(value, cmd)
-	default:
-		err = &DecodeError{Format: FormatUnknown, Reason: unknownFormatReason(value)}
+	} else {
+		err = d.DecodeRecord(ctx, value, cmd)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return cmd, nil
+}
+
+// DecodeRecord decodes an Avro value (Confluent wire format or single-object
+// encoding) into v, a pointer to any command or outcome type of this
+// package: the way to read the connector's own outcome topics back (redrive,
+// reconciler, tests). Writer schemas other than v's current one are resolved
+// against it. Errors are *DecodeError or *RegistryError.
+func (d *Decoder) DecodeRecord(ctx context.Context, value []byte, v Record) error {
+	switch f := DetectFormat(value); f {
+	case FormatConfluent:
+		return d.decodeConfluent(ctx, v.SchemaName(), value, v)
+	case FormatSingleObject:
+		return decodeSingleObject(v.SchemaName(), value, v)
+	case FormatJSON:
+		return &DecodeError{Format: f, Reason: "JSON where Avro was expected"}
+	default:
+		return &DecodeError{Format: FormatUnknown, Reason: unknownFormatReason(value)}
+	}
 }
 
 func unknownFormatReason(value []byte) string {
@@ -116,7 +130,7 @@ func unknownFormatReason(value []byte) string {
 	return fmt.Sprintf("unknown value format: first byte 0x%02x (want 0x00 Confluent, 0xC3 0x01 single-object, or '{' JSON)", value[0])
 }
 
-func (d *Decoder) decodeConfluent(ctx context.Context, kind CommandKind, value []byte, cmd Command) error {
+func (d *Decoder) decodeConfluent(ctx context.Context, name schemas.Name, value []byte, v Record) error {
 	if len(value) < 5 {
 		return &DecodeError{Format: FormatConfluent, Reason: "value shorter than the 5-byte header"}
 	}
@@ -128,11 +142,11 @@ func (d *Decoder) decodeConfluent(ctx context.Context, kind CommandKind, value [
 	if err != nil {
 		return err
 	}
-	reader, derr := resolvedReader(d, kind, writer, FormatConfluent)
+	reader, derr := resolvedReader(d, name, writer, FormatConfluent)
 	if derr != nil {
 		return derr
 	}
-	return unmarshal(FormatConfluent, reader, value[5:], cmd)
+	return unmarshal(FormatConfluent, reader, value[5:], v)
 }
 
 // writerSchema returns the schema registered under id, fetching it once.
@@ -196,11 +210,14 @@ func schemaFullName(s avro.Schema) string {
 }
 
 // resolvedReader returns the schema to decode data written with writer into
-// the Go type of kind: our schema itself when writer is it, else the
-// resolution of the two, cached. d may be nil (no caching across calls).
-func resolvedReader(d *Decoder, kind CommandKind, writer avro.Schema, f Format) (avro.Schema, *DecodeError) {
-	reader := MustSchema(kind.SchemaName())
-	key := resolveKey{writer: fingerprint(writer), kind: kind}
+// the Go type of schema name: our schema itself when writer is it, else the
+// resolution of the two, cached. d nil means the package-wide cache.
+func resolvedReader(d *Decoder, name schemas.Name, writer avro.Schema, f Format) (avro.Schema, *DecodeError) {
+	reader, err := Schema(name)
+	if err != nil {
+		return nil, &DecodeError{Format: f, Reason: err.Error()}
+	}
+	key := resolveKey{writer: fingerprint(writer), reader: name}
 	if key.writer == fingerprint(reader) {
 		return reader, nil
 	}
@@ -217,11 +234,11 @@ func resolvedReader(d *Decoder, kind CommandKind, writer avro.Schema, f Format) 
 	}
 	s, err := avro.NewSchemaCompatibility().Resolve(reader, writer)
 	if err != nil {
-		e := &DecodeError{Format: f, Reason: fmt.Sprintf("writer schema %s is not compatible with %s: %v", schemaFullName(writer), kind, err)}
+		e := &DecodeError{Format: f, Reason: fmt.Sprintf("writer schema %s is not compatible with %s: %v", schemaFullName(writer), name, err)}
 		var ce *CompatibilityError
 		if errors.As(CheckCompatible(reader, writer), &ce) {
 			e.Field = ce.Field
-			e.Reason = fmt.Sprintf("writer schema %s is not compatible with %s: %s", schemaFullName(writer), kind, ce.Reason)
+			e.Reason = fmt.Sprintf("writer schema %s is not compatible with %s: %s", schemaFullName(writer), name, ce.Reason)
 		}
 		d.failures[key] = e
 		return nil, e

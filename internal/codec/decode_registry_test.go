@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paysession/paysession/schemas"
 	"github.com/twmb/franz-go/pkg/sr"
@@ -188,5 +189,33 @@ func TestEncoderConfigValidate(t *testing.T) {
 	_, err := NewEncoder(EncoderConfig{Topics: map[string]schemas.Name{"": "nope"}})
 	if err == nil || !strings.Contains(err.Error(), "Topics[]") || !strings.Contains(err.Error(), `"nope"`) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestDecodeRecordOutcomes(t *testing.T) {
+	_, cl := newFakeRegistry(t)
+	ctx := context.Background()
+	regEnc, _ := NewEncoder(EncoderConfig{Registry: cl})
+	soeEnc, _ := NewEncoder(EncoderConfig{})
+	dec, _ := NewDecoder(DecoderConfig{Registry: cl})
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	want := &DeadLetter{OriginalTopic: "t", OriginalKey: []byte("k"), OriginalValue: []byte("{}"), OriginalHeaders: []Header{}, Error: "bad", FailedAt: now}
+	for name, enc := range map[string]*Encoder{"confluent": regEnc, "single-object": soeEnc} {
+		b, err := enc.Encode(ctx, "payments.dead-letter", want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got DeadLetter
+		if err := dec.DecodeRecord(ctx, b, &got); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !reflect.DeepEqual(&got, want) {
+			t.Fatalf("%s: got %#v", name, got)
+		}
+		var wrong CommandResult
+		var de *DecodeError
+		if err := dec.DecodeRecord(ctx, b, &wrong); !errors.As(err, &de) {
+			t.Fatalf("%s into the wrong type: %v", name, err)
+		}
 	}
 }

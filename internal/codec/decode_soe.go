@@ -5,11 +5,12 @@ import (
 	"fmt"
 
 	"github.com/hamba/avro/v2/soe"
+	"github.com/paysession/paysession/schemas"
 )
 
 // decodeSingleObject decodes an Avro single-object encoded value whose
-// fingerprint is our current schema of kind or one of its released versions.
-func decodeSingleObject(kind CommandKind, value []byte, cmd Command) error {
+// fingerprint is our current schema name or one of its released versions.
+func decodeSingleObject(name schemas.Name, value []byte, v Record) error {
 	if len(value) < 10 || !bytes.Equal(value[:2], soe.Magic) {
 		return &DecodeError{Format: FormatSingleObject, Reason: "value shorter than the 10-byte single-object header"}
 	}
@@ -19,13 +20,13 @@ func decodeSingleObject(kind CommandKind, value []byte, cmd Command) error {
 	if err != nil {
 		return err
 	}
-	writer, ok := p.byFingerprint[kind.SchemaName()][fp]
+	writer, ok := p.byFingerprint[name][fp]
 	if !ok {
-		return &DecodeError{Format: FormatSingleObject, Reason: fmt.Sprintf("unknown schema fingerprint %x for %s", fp, kind)}
+		return &DecodeError{Format: FormatSingleObject, Reason: fmt.Sprintf("unknown schema fingerprint %x for %s", fp, name)}
 	}
-	reader, derr := resolvedReader(nil, kind, writer, FormatSingleObject)
+	reader, derr := resolvedReader(nil, name, writer, FormatSingleObject)
 	if derr != nil {
 		return derr
 	}
-	return unmarshal(FormatSingleObject, reader, value[10:], cmd)
+	return unmarshal(FormatSingleObject, reader, value[10:], v)
 }

@@ -3,12 +3,13 @@ package pipeline
 import (
 	"errors"
 
+	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
 // verdict is the classification of a finished call.
 type verdict struct {
-	Status      Status
+	Status      codec.CommandStatus
 	Code        string
 	Description string
 	Field       string
@@ -27,35 +28,35 @@ var clientCodes = map[string]bool{
 // ambiguous outcome is never guessed: it is indeterminate.
 func classify(err error, exhausted, sent bool) verdict {
 	if err == nil {
-		return verdict{Status: StatusAccepted}
+		return verdict{Status: codec.StatusAccepted}
 	}
 	var inv *invalidError
 	if errors.As(err, &inv) {
-		return verdict{Status: StatusInvalid, Code: inv.Code, Field: inv.Field, Rule: inv.Rule, Description: inv.Error()}
+		return verdict{Status: codec.StatusInvalid, Code: inv.Code, Field: inv.Field, Rule: inv.Rule, Description: inv.Error()}
 	}
 	var ae *payapi.Error
 	if !errors.As(err, &ae) {
-		v := verdict{Status: StatusRejected, Code: "internal", Description: err.Error()}
+		v := verdict{Status: codec.StatusRejected, Code: "internal", Description: err.Error()}
 		if sent {
-			v.Status = StatusIndeterminate
+			v.Status = codec.StatusIndeterminate
 		}
 		return v
 	}
 	v := verdict{Code: ae.Code, Description: ae.Description, Field: ae.Field, Rule: ae.Rule}
 	switch {
 	case ae.Code == "invalid_idempotency_key":
-		v.Status = StatusInvalid
+		v.Status = codec.StatusInvalid
 	case exhausted || ae.Retryable:
 		// Out of budget: if any attempt may have reached the service the
 		// effect is unknown, otherwise the command never got there.
-		v.Status = StatusRejected
+		v.Status = codec.StatusRejected
 		if sent || ae.Sent {
-			v.Status = StatusIndeterminate
+			v.Status = codec.StatusIndeterminate
 		}
 	case clientCodes[ae.Code] && (sent || ae.Sent):
-		v.Status = StatusIndeterminate
+		v.Status = codec.StatusIndeterminate
 	default:
-		v.Status = StatusRejected
+		v.Status = codec.StatusRejected
 	}
 	if v.Description == "" {
 		v.Description = ae.Code

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
@@ -51,7 +52,7 @@ func (p *Pipeline) process(ctx context.Context, in *inbound) *outcome {
 		return park(in, retryState{attempts: res.attempts, firstAttempt: res.first, nextAttempt: res.parkAt, sent: res.sent}, false)
 	}
 	out := p.finish(in, start, res)
-	if out.verdict.Status == StatusIndeterminate && cmd.SessionID != "" {
+	if out.verdict.Status == codec.StatusIndeterminate && cmd.SessionID != "" {
 		out.polled = p.settle(ctx, cmd.SessionID)
 	}
 	return out
@@ -77,7 +78,7 @@ func (p *Pipeline) expired(in *inbound, start time.Time) *outcome {
 			attempts: in.retry.attempts, first: in.retry.firstAttempt})
 	}
 	out := p.finish(in, start, callResult{})
-	out.verdict = verdict{Status: StatusExpired, Code: "key_expired",
+	out.verdict = verdict{Status: codec.StatusExpired, Code: "key_expired",
 		Description: "record older than the key-lifetime margin; not sent"}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
@@ -34,24 +35,24 @@ func TestProcess(t *testing.T) {
 		value     string
 		age       time.Duration
 		script    []error // errors of successive capture calls; then success
-		want      Status
+		want      codec.CommandStatus
 		code      string
 		attempts  int
 		polled    bool
 		sentCalls int
 	}{
-		{"accepted", "key-0001", `{"session_id":"ps_1"}`, 0, nil, StatusAccepted, "", 1, false, 1},
-		{"invalid json", "key-0002", `{"session_id":`, 0, nil, StatusInvalid, "decode_error", 0, false, 0},
-		{"unknown field", "key-0003", `{"session_id":"ps_1","colour":"red"}`, 0, nil, StatusInvalid, "decode_error", 0, false, 0},
-		{"bad key", "k y", `{"session_id":"ps_1"}`, 0, nil, StatusInvalid, "invalid_key", 0, false, 0},
-		{"invalid field", "key-0004", `{"session_id":"nope"}`, 0, nil, StatusInvalid, "validation_error", 0, false, 0},
-		{"expired", "key-0005", `{"session_id":"ps_1"}`, 23*time.Hour + time.Minute, nil, StatusExpired, "key_expired", 0, false, 0},
-		{"5xx then success", "key-0006", `{"session_id":"ps_1"}`, 0, []error{unavailable}, StatusAccepted, "", 2, false, 2},
+		{"accepted", "key-0001", `{"session_id":"ps_1"}`, 0, nil, codec.StatusAccepted, "", 1, false, 1},
+		{"invalid json", "key-0002", `{"session_id":`, 0, nil, codec.StatusInvalid, "decode_error", 0, false, 0},
+		{"unknown field", "key-0003", `{"session_id":"ps_1","colour":"red"}`, 0, nil, codec.StatusInvalid, "decode_error", 0, false, 0},
+		{"bad key", "k y", `{"session_id":"ps_1"}`, 0, nil, codec.StatusInvalid, "invalid_key", 0, false, 0},
+		{"invalid field", "key-0004", `{"session_id":"nope"}`, 0, nil, codec.StatusInvalid, "validation_error", 0, false, 0},
+		{"expired", "key-0005", `{"session_id":"ps_1"}`, 23*time.Hour + time.Minute, nil, codec.StatusExpired, "key_expired", 0, false, 0},
+		{"5xx then success", "key-0006", `{"session_id":"ps_1"}`, 0, []error{unavailable}, codec.StatusAccepted, "", 2, false, 2},
 		{"retries exhausted", "key-0007", `{"session_id":"ps_1"}`, 0, []error{unavailable, unavailable, unavailable},
-			StatusIndeterminate, "http_status", 3, true, 3},
+			codec.StatusIndeterminate, "http_status", 3, true, 3},
 		{"params mismatch", "key-0008", `{"session_id":"ps_1"}`, 0,
 			[]error{&payapi.Error{Code: "idempotency_key_params_mismatch", HTTPStatus: 400, Sent: true}},
-			StatusRejected, "idempotency_key_params_mismatch", 1, false, 1},
+			codec.StatusRejected, "idempotency_key_params_mismatch", 1, false, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,7 +108,7 @@ func TestProcessExpiredAfterSendIsIndeterminate(t *testing.T) {
 		Headers: []kgo.RecordHeader{hdr(HeaderKey, "key-0001"), hdr(HeaderKind, "capture"), hdr(HeaderSent, "true"),
 			hdrInt(HeaderAttempts, 2), hdrInt(HeaderRecordTime, testNow.Add(-24*time.Hour).UnixMilli())}}
 	out := p.process(context.Background(), newInbound(rec, "", true))
-	if out.verdict.Status != StatusIndeterminate || out.verdict.Code != "key_expired" {
+	if out.verdict.Status != codec.StatusIndeterminate || out.verdict.Code != "key_expired" {
 		t.Fatalf("outcome = %+v", out.verdict)
 	}
 }

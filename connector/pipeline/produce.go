@@ -41,7 +41,7 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 		return nil, fmt.Errorf("encode command result: %w", err)
 	}
 	recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.Results, Key: []byte(out.in.key), Value: res})
-	if out.verdict.Status == StatusInvalid {
+	if out.verdict.Status == codec.StatusInvalid {
 		dl, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.DeadLetter, deadLetterOf(out, now))
 		if err != nil {
 			return nil, fmt.Errorf("encode dead letter: %w", err)

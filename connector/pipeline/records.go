@@ -23,7 +23,7 @@ func resultOf(out *outcome, now time.Time, apiVersion int) *codec.CommandResult 
 		SourceTopic:      in.src.Topic,
 		SourcePartition:  in.src.Partition,
 		SourceOffset:     in.src.Offset,
-		Status:           codec.CommandStatus(out.verdict.Status),
+		Status:           out.verdict.Status,
 		ErrorCode:        optional(out.verdict.Code),
 		ErrorDescription: optional(out.verdict.Description),
 		ErrorField:       optional(out.verdict.Field),

@@ -46,9 +46,9 @@ func TestResultOf(t *testing.T) {
 		out  *outcome
 		want codec.CommandResult
 	}{
-		{"accepted", &outcome{in: in, verdict: verdict{Status: StatusAccepted}, sessionID: "ps_1", attempts: 2, latency: time.Millisecond},
+		{"accepted", &outcome{in: in, verdict: verdict{Status: codec.StatusAccepted}, sessionID: "ps_1", attempts: 2, latency: time.Millisecond},
 			codec.CommandResult{Status: codec.StatusAccepted, SessionID: ptr("ps_1"), Attempts: 2, LatencyMicros: 1000}},
-		{"rejected", &outcome{in: in, verdict: verdict{Status: StatusRejected, Code: "invalid_request", Field: "amount_details.amount", Rule: "positive", Description: "d"}},
+		{"rejected", &outcome{in: in, verdict: verdict{Status: codec.StatusRejected, Code: "invalid_request", Field: "amount_details.amount", Rule: "positive", Description: "d"}},
 			codec.CommandResult{Status: codec.StatusRejected, ErrorCode: ptr("invalid_request"), ErrorField: ptr("amount_details.amount"), ErrorRule: ptr("positive"), ErrorDescription: ptr("d")}},
 	}
 	for _, tt := range tests {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/codec"
 )
 
 // transact runs one batch inside one transaction: Begin → execute the lanes
@@ -114,7 +116,7 @@ func (p *Pipeline) countCommitted(b *batch) {
 			continue
 		}
 		p.metrics.commands.WithLabelValues(out.in.kind, string(out.verdict.Status)).Inc()
-		if out.verdict.Status == StatusInvalid {
+		if out.verdict.Status == codec.StatusInvalid {
 			p.metrics.deadLetters.Inc()
 		}
 	}

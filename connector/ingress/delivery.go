@@ -100,10 +100,13 @@ func (in *Ingress) startAttempt(d *delivery) *attempt {
 		if r.sent.Load() {
 			continue
 		}
-		if r.state != nil && !in.cfg.Tracker.IsLatest(*r.state) {
-			r.sent.Store(true) // a newer state was published: never go back
-			in.metrics.states.WithLabelValues("superseded").Inc()
-			continue
+		if r.state != nil {
+			if !in.cfg.Tracker.IsLatest(*r.state) {
+				r.sent.Store(true) // a newer state was published: never go back
+				in.metrics.states.WithLabelValues("superseded").Inc()
+				continue
+			}
+			in.cfg.Tracker.AdmitVersion(*r.state) // again, if a failed attempt retracted it
 		}
 		todo = append(todo, r)
 	}
@@ -121,6 +124,11 @@ func (in *Ingress) startAttempt(d *delivery) *attempt {
 		in.cfg.Producer.TryProduce(ctx, &rec, func(_ *kgo.Record, err error) {
 			if err != nil {
 				a.fail(err)
+				if r.state != nil {
+					// Not published: a poll or redelivery of this version
+					// must not be refused as already out.
+					in.cfg.Tracker.Retract(*r.state)
+				}
 			} else {
 				r.sent.Store(true)
 			}

@@ -368,3 +368,37 @@ func TestVersionIsDetectedFromTheBody(t *testing.T) {
 		})
 	}
 }
+
+// TestFailedStateIsRetracted: when Kafka refuses a webhook's state and the
+// service never redelivers, the tracker does not keep believing it is out
+// (a poll of the same version must publish it).
+func TestFailedStateIsRetracted(t *testing.T) {
+	f := newFixture(t, nil)
+	b := body("payment_finished", "ps_6", "accepted", 4)
+	f.prod.setMode("fail")
+	if code := f.post(t, b, sign(t, f.key, b)); code != 503 {
+		t.Fatalf("status %d, want 503", code)
+	}
+	waitUntil(t, func() bool { _, ok := f.in.cfg.Tracker.Latest("ps_6"); return !ok })
+	f.prod.setMode("ok")
+	if code := f.post(t, b, sign(t, f.key, b)); code != 200 {
+		t.Fatalf("redelivery status %d", code)
+	}
+	if _, ok := f.in.cfg.Tracker.Latest("ps_6"); !ok {
+		t.Fatal("published state not re-admitted")
+	}
+	if got := f.prod.topics(); got[sessionsTopic] != 1 {
+		t.Fatalf("records %v", got)
+	}
+}
+
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -62,8 +62,10 @@ type Tracker struct {
 }
 
 type trackEntry struct {
-	v  Version
-	at time.Time
+	v       Version
+	prev    Version // the version v replaced, for Retract
+	hasPrev bool
+	at      time.Time
 }
 
 // NewTracker returns a Tracker with cfg's defaults filled in.
@@ -86,6 +88,7 @@ func (t *Tracker) AdmitVersion(v Version) bool {
 		if now.Sub(e.at) <= t.cfg.TTL && !Newer(v, e.v) {
 			return false
 		}
+		e.prev, e.hasPrev = e.v, true
 		e.v, e.at = v, now
 		t.lru.MoveToFront(el)
 		return true
@@ -93,6 +96,29 @@ func (t *Tracker) AdmitVersion(v Version) bool {
 	t.index[v.SessionID] = t.lru.PushFront(&trackEntry{v: v, at: now})
 	t.evict(now)
 	return true
+}
+
+// Retract takes back v when its publish failed, so a later snapshot of the
+// same version (a poll, a redelivery) is not refused as already published.
+// It restores the version v replaced, or forgets the session; it does
+// nothing when a newer version was admitted meanwhile.
+func (t *Tracker) Retract(v Version) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	el, ok := t.index[v.SessionID]
+	if !ok {
+		return
+	}
+	e := el.Value.(*trackEntry)
+	if Newer(e.v, v) || Newer(v, e.v) {
+		return
+	}
+	if e.hasPrev {
+		e.v, e.hasPrev = e.prev, false
+		return
+	}
+	t.lru.Remove(el)
+	delete(t.index, v.SessionID)
 }
 
 // Latest returns the last version admitted for a session.

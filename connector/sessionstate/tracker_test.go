@@ -131,3 +131,30 @@ func TestTrackerConcurrentAdmitsOneWinnerPerVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestTrackerRetract(t *testing.T) {
+	tr, _ := NewTracker(TrackerConfig{})
+	a, b, c := ver("s", 1, "created", 0), ver("s", 2, "in_progress", 0), ver("s", 3, "accepted", 0)
+	tr.AdmitVersion(a)
+	tr.AdmitVersion(b)
+	tr.Retract(b) // publish of b failed
+	if got, _ := tr.Latest("s"); got != a {
+		t.Fatalf("latest %+v, want a", got)
+	}
+	if !tr.AdmitVersion(b) {
+		t.Fatal("b refused after its retraction")
+	}
+	tr.AdmitVersion(c)
+	tr.Retract(b) // stale retraction: c stays
+	if got, _ := tr.Latest("s"); got != c {
+		t.Fatalf("latest %+v, want c", got)
+	}
+	tr.Retract(c)
+	if got, _ := tr.Latest("s"); got != b {
+		t.Fatalf("latest %+v, want b restored", got)
+	}
+	tr.Retract(b) // nothing older remembered: forgotten
+	if _, ok := tr.Latest("s"); ok {
+		t.Fatal("session still remembered")
+	}
+}

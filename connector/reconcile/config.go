@@ -64,7 +64,8 @@ type Config struct {
 	// Default 5m.
 	QuietAfter time.Duration
 	// MaxBackoff caps the wait between polls of a session that does not
-	// change (doubling from QuietAfter) or whose poll fails. Default 30m.
+	// change (doubling from QuietAfter) or whose poll fails. Default 30m,
+	// or QuietAfter when that is longer.
 	MaxBackoff time.Duration
 	// Tick is how often (real time) due sessions are looked for. Default 1s.
 	Tick time.Duration
@@ -87,7 +88,7 @@ func (c *Config) defaults() {
 	def(&c.SessionsTopic, "payments.sessions")
 	def(&c.APIVersion, 1)
 	def(&c.QuietAfter, 5*time.Minute)
-	def(&c.MaxBackoff, 30*time.Minute)
+	def(&c.MaxBackoff, max(30*time.Minute, c.QuietAfter))
 	def(&c.Tick, time.Second)
 	def(&c.MaxInFlight, 8)
 	def(&c.CallTimeout, 30*time.Second)

@@ -187,19 +187,19 @@ func (c Config) Validate() error {
 		seen[t] = k
 	}
 	if c.Concurrency < 1 {
-		errs = append(errs, errors.New("Concurrency: must be at least 1"))
+		errs = append(errs, fmt.Errorf("%s: must be at least 1", "Concurrency"))
 	}
 	if c.MaxPollRecords < 1 {
-		errs = append(errs, errors.New("MaxPollRecords: must be at least 1"))
+		errs = append(errs, fmt.Errorf("%s: must be at least 1", "MaxPollRecords"))
 	}
 	if c.BatchDeadline*2 > c.TransactionTimeout {
-		errs = append(errs, errors.New("BatchDeadline: must be at most half of TransactionTimeout"))
+		errs = append(errs, fmt.Errorf("%s: must be at most half of TransactionTimeout", "BatchDeadline"))
 	}
 	if c.KeyLifetimeMargin >= 24*time.Hour {
-		errs = append(errs, errors.New("KeyLifetimeMargin: must be under the service's 24h key lifetime"))
+		errs = append(errs, fmt.Errorf("%s: must be under the service's 24h key lifetime", "KeyLifetimeMargin"))
 	}
 	if c.RateLimit < 0 {
-		errs = append(errs, errors.New("RateLimit: must not be negative"))
+		errs = append(errs, fmt.Errorf("%s: must not be negative", "RateLimit"))
 	}
 	errs = append(errs, c.Retry.validate())
 	return errors.Join(errs...)

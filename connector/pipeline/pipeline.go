@@ -102,7 +102,6 @@ func (p *Pipeline) newSession() (*kgo.GroupTransactSession, error) {
 		kgo.TransactionalID(p.cfg.TransactionalID),
 		kgo.TransactionTimeout(p.cfg.TransactionTimeout),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.RequireStableFetchOffsets(),
 		kgo.OnPartitionsRevoked(p.onRevoked),
 		kgo.OnPartitionsLost(p.onRevoked),
 	)

@@ -56,10 +56,10 @@ func (c *RedriveConfig) defaults() {
 func (c RedriveConfig) Validate() error {
 	var errs []error
 	if c.Decode == nil {
-		errs = append(errs, errors.New("Decode: required"))
+		errs = append(errs, fmt.Errorf("%s: required", "Decode"))
 	}
 	if len(c.Kafka) == 0 {
-		errs = append(errs, errors.New("Kafka: required (at least the seed brokers)"))
+		errs = append(errs, fmt.Errorf("%s: required (at least the seed brokers)", "Kafka"))
 	}
 	return errors.Join(errs...)
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -41,7 +42,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 func (p RetryPolicy) validate() error {
 	var errs []error
 	if p.Initial > p.Max {
-		errs = append(errs, errors.New("Retry.Initial: must not exceed Retry.Max"))
+		errs = append(errs, fmt.Errorf("%s: must not exceed Retry.Max", "Retry.Initial"))
 	}
 	return errors.Join(errs...)
 }

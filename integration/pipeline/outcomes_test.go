@@ -110,13 +110,6 @@ func (o *outcomes) totalNow() int {
 	return o.total
 }
 
-// session returns the session states published for id so far.
-func (o *outcomes) session(id string) []codec.SessionState {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return append([]codec.SessionState(nil), o.sessions[id]...)
-}
-
 func (o *outcomes) wait(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	timer := time.AfterFunc(timeout, func() { o.mu.Lock(); o.cond.Broadcast(); o.mu.Unlock() })

@@ -56,9 +56,7 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 	default:
 		p.metrics.transactions.WithLabelValues("abort").Inc()
 		p.log.Info("transaction aborted; records will be redelivered", slog.Int("records", len(recs)), slog.Bool("revoked", revoked))
-		if revoked { // retry partitions may have moved
-			p.reseed = true
-		}
+		p.reseed = true // a rebalance may have moved retry partitions
 	}
 	return b, nil
 }

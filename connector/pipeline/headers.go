@@ -32,6 +32,9 @@ const (
 	// HeaderSent is "true" when some earlier attempt may have reached the
 	// service, which makes a later give-up indeterminate rather than rejected.
 	HeaderSent = "paysession-sent"
+	// HeaderLane is the lane (session) of a parked command, so that the set
+	// of parked commands can be rebuilt from the retry topic.
+	HeaderLane = "paysession-lane"
 	// HeaderError, HeaderErrorField and HeaderErrorCode describe why a record
 	// went to the dead-letter topic.
 	HeaderError      = "paysession-error"

@@ -10,10 +10,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// HeaderLane is the lane (session) of a parked command, so that the parked
-// set can be rebuilt from the retry topic.
-const HeaderLane = "paysession-lane"
-
 // seedParked rebuilds the parked set from the retry topic: the records
 // between the group's committed offsets and the ends of the retry partitions
 // are the commands parked and not yet consumed back. Run at the start of a

@@ -252,7 +252,8 @@ var defaultResolver = &Decoder{resolved: map[resolveKey]avro.Schema{}, failures:
 
 func unmarshal(f Format, schema avro.Schema, data []byte, v any) error {
 	if err := api.Unmarshal(schema, data, v); err != nil {
-		return &DecodeError{Format: f, Reason: "malformed Avro data: " + avroReason(err)}
+		field, reason := avroError(v, err.Error())
+		return &DecodeError{Format: f, Field: field, Reason: "malformed Avro data: " + scrub(reason)}
 	}
 	return nil
 }

@@ -68,6 +68,3 @@ func jsonKind(e *json.UnmarshalTypeError) string {
 	}
 	return "another type"
 }
-
-// avroReason returns a hamba error's message without card data.
-func avroReason(err error) string { return scrub(err.Error()) }

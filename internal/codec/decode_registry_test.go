@@ -219,3 +219,16 @@ func TestDecodeRecordOutcomes(t *testing.T) {
 		}
 	}
 }
+
+func TestAvroErrorsNameTheField(t *testing.T) {
+	b, _ := EncodeSingleObject(sampleCommands()[KindInitPayout])
+	dec, _ := NewDecoder(DecoderConfig{})
+	_, err := dec.Decode(context.Background(), KindInitPayout, b[:30])
+	var de *DecodeError
+	if !errors.As(err, &de) || !strings.HasPrefix(de.Field, "instrument.bank_account.ru.") {
+		t.Fatalf("truncated record: %v (field %q), want a field under instrument.bank_account.ru", err, de.Field)
+	}
+	if strings.Contains(err.Error(), "BankAccount") {
+		t.Fatalf("message uses Go names: %v", err)
+	}
+}

@@ -232,3 +232,26 @@ func TestAvroErrorsNameTheField(t *testing.T) {
 		t.Fatalf("message uses Go names: %v", err)
 	}
 }
+
+func TestConfluentConcurrentFirstFetch(t *testing.T) {
+	_, cl := newFakeRegistry(t)
+	ctx := context.Background()
+	enc, _ := NewEncoder(EncoderConfig{Registry: cl})
+	b, err := enc.Encode(ctx, "payments.commands.confirm", &Confirm{SessionID: "ps_1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, _ := NewDecoder(DecoderConfig{Registry: cl})
+	errs := make(chan error, 16)
+	for range 16 {
+		go func() {
+			_, err := dec.Decode(ctx, KindConfirm, b)
+			errs <- err
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,22 @@
+// Command connector runs the paysession connector: payment commands from
+// Kafka executed against the Payment Session Service, outcomes published
+// as Avro events.
+//
+//	connector run       production: configuration from PAYSESSION_* variables
+//	connector demo      the whole system in one process, printing outcome events
+//	connector config    print the effective configuration, secrets redacted
+//	connector redrive   re-publish dead-letter records to their source topics
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"github.com/paysession/paysession/connector"
+	"github.com/paysession/paysession/connector/pipeline"
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/config"
+)
+
+// Exit codes.
+const (
+	exitOK     = 0
+	exitFailed = 1 // the connector stopped with an error
+	exitUsage  = 2 // bad command line or configuration
+)
+
+const usage = `Usage: connector <command> [flags]
+
+Commands:
+  run       run the connector; configuration from PAYSESSION_* environment variables
+  demo      run Kafka (in-process), the sandbox and the connector with a sample story
+  config    print the effective configuration with secrets redacted
+  redrive   re-publish dead-letter records to their source topics (after a fix)
+
+Run 'connector <command> -h' for a command's flags. README.md lists every variable.
+`
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	env := envconfig.LookuperFunc(func(k string) (string, bool) {
+		v := getenv(k)
+		return v, v != ""
+	})
+	switch args[0] {
+	case "run":
+		return runConnector(ctx, env, stderr)
+	case "demo":
+		return runDemo(ctx, args[1:], stdout, stderr)
+	case "config":
+		return printConfig(ctx, env, stdout, stderr)
+	case "redrive":
+		return runRedrive(ctx, args[1:], env, stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "connector: unknown command %q\n\n%s", args[0], usage)
+	return exitUsage
+}
+
+func loadConfig(ctx context.Context, env envconfig.Lookuper, stderr io.Writer) (*config.Config, bool) {
+	cfg, err := config.Load(ctx, env)
+	if err != nil {
+		fmt.Fprintf(stderr, "connector: invalid configuration:\n%v\n", err)
+		return nil, false
+	}
+	return cfg, true
+}
+
+func runConnector(ctx context.Context, env envconfig.Lookuper, stderr io.Writer) int {
+	cfg, ok := loadConfig(ctx, env, stderr)
+	if !ok {
+		return exitUsage
+	}
+	log := cfg.Logger(stderr)
+	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: log})
+	if err != nil {
+		log.Error("start failed", slog.Any("error", err))
+		return exitFailed
+	}
+	if err := c.Run(ctx); err != nil {
+		log.Error("stopped with error", slog.Any("error", err))
+		return exitFailed
+	}
+	return exitOK
+}
+
+func printConfig(ctx context.Context, env envconfig.Lookuper, stdout, stderr io.Writer) int {
+	cfg, ok := loadConfig(ctx, env, stderr)
+	if !ok {
+		return exitUsage
+	}
+	fmt.Fprint(stdout, cfg.Redacted())
+	return exitOK
+}
+
+func runRedrive(ctx context.Context, args []string, env envconfig.Lookuper, stdout, stderr io.Writer) int {
+	fs := newFlagSet("redrive", stderr)
+	topic := fs.String("source-topic", "", "redrive only records whose original topic is this (default: all)")
+	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	cfg, ok := loadConfig(ctx, env, stderr)
+	if !ok {
+		return exitUsage
+	}
+	opts, err := cfg.KafkaOpts()
+	if err != nil {
+		fmt.Fprintf(stderr, "connector: %v\n", err)
+		return exitUsage
+	}
+	_, dec, err := codecsForRedrive()
+	if err != nil {
+		fmt.Fprintf(stderr, "connector: %v\n", err)
+		return exitFailed
+	}
+	rctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	n, err := pipeline.Redrive(rctx, pipeline.RedriveConfig{Kafka: opts, DeadLetter: cfg.Topics.DeadLetter,
+		Decode: dec, Logger: cfg.Logger(stderr), Match: func(d *codec.DeadLetter) bool {
+			return *topic == "" || d.OriginalTopic == *topic
+		}})
+	fmt.Fprintf(stdout, "redriven: %d\n", n)
+	if err != nil {
+		fmt.Fprintf(stderr, "connector: redrive: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}

@@ -1,0 +1,276 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/plugin/kprom"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/paysession/paysession/connector/ingress"
+	"github.com/paysession/paysession/connector/pipeline"
+	"github.com/paysession/paysession/connector/publish"
+	"github.com/paysession/paysession/connector/reconcile"
+	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/config"
+	"github.com/paysession/paysession/internal/payapi"
+)
+
+// Options are what a Connector needs besides its configuration.
+type Options struct {
+	// Config is the loaded configuration (required).
+	Config *config.Config
+	// Logger (required).
+	Logger *slog.Logger
+	// InstanceID makes this replica's transactional id unique and stable
+	// across its restarts (default: the host name, which is the pod name).
+	InstanceID string
+	// WebhookListener and OpsListener replace the configured listen
+	// addresses (the demo and tests pass ":0" listeners).
+	WebhookListener, OpsListener net.Listener
+	// HTTPClient is the API client's transport (default: a pooled client
+	// with the configured request timeout).
+	HTTPClient *http.Client
+	// KafkaOpts are added after the configured Kafka options (the demo adds
+	// nothing; tests may shorten metadata ages).
+	KafkaOpts []kgo.Opt
+}
+
+// Connector is the running product: pipeline, webhook ingress,
+// reconciler, publishers and the ops server, stopped in a fixed order.
+type Connector struct {
+	log      *slog.Logger
+	grace    time.Duration
+	producer *kgo.Client
+	webhook  *HTTPServer
+	ingress  *ingress.Ingress
+	ops      *HTTPServer
+	recon    *reconcile.Reconciler
+	pubs     *publish.Publishers
+	pipe     *pipeline.Pipeline
+	// Registry holds every metric the connector exports at /metrics.
+	Registry *prometheus.Registry
+}
+
+// New builds every part from the configuration. Nothing runs until Run.
+func New(ctx context.Context, o Options) (*Connector, error) {
+	cfg := o.Config
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	kafkaOpts, err := cfg.KafkaOpts()
+	if err != nil {
+		return nil, err
+	}
+	kafkaOpts = append(kafkaOpts, o.KafkaOpts...)
+
+	api, err := newAPIClient(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	enc, dec, err := newCodecs(ctx, cfg, o.Logger)
+	if err != nil {
+		return nil, err
+	}
+	tracker, err := sessionstate.NewTracker(sessionstate.TrackerConfig{})
+	if err != nil {
+		return nil, err
+	}
+	// kprom registers its collectors once per client, so only the long-lived
+	// producer carries it; the pipeline rebuilds its client after an unknown
+	// transaction end and exports its own metrics.
+	producer, err := kgo.NewClient(append(append([]kgo.Opt{}, kafkaOpts...), kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.WithHooks(kprom.NewMetrics("paysession_kafka", kprom.Registerer(reg))))...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka producer: %w", err)
+	}
+	c := &Connector{log: o.Logger, grace: cfg.ShutdownGrace, producer: producer, Registry: reg}
+	if err := c.build(cfg, o, kafkaOpts, api, enc, dec, tracker); err != nil {
+		producer.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, api *payapi.Client,
+	enc *codec.Encoder, dec *codec.Decoder, tracker *sessionstate.Tracker) error {
+	var err error
+	instance := o.InstanceID
+	if instance == "" {
+		instance, _ = os.Hostname()
+	}
+	c.pipe, err = pipeline.New(pipeline.Config{
+		Kafka: kafkaOpts, GroupID: cfg.Kafka.GroupID, TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance,
+		Topics: pipelineTopics(cfg.Topics), API: api, Decoder: dec, Encoder: enc, Tracker: tracker,
+		APIVersion: cfg.API.Version, Concurrency: cfg.Pipeline.MaxInFlight, BatchDeadline: cfg.Pipeline.BatchDeadline,
+		TransactionTimeout: cfg.Pipeline.TransactionTimeout, ShutdownGrace: cfg.ShutdownGrace / 2,
+		KeyLifetimeMargin: cfg.Pipeline.KeyLifetimeMargin, RateLimit: cfg.API.RateLimit,
+		Retry: pipeline.RetryPolicy{Initial: cfg.API.Retry.BackoffBase, Max: cfg.API.Retry.BackoffMax,
+			MaxAttempts: cfg.API.Retry.MaxAttempts, Budget: cfg.API.Retry.MaxElapsed},
+		JitterSeed: uint64(time.Now().UnixNano()), Logger: c.log.With("part", "pipeline"), Registerer: c.Registry,
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.buildWebhook(cfg, o, enc, tracker); err != nil {
+		return err
+	}
+	if cfg.Reconciler.Interval > 0 {
+		c.recon, err = reconcile.New(reconcile.Config{
+			Brokers: cfg.Kafka.Brokers, KafkaOpts: kafkaOpts, Group: cfg.Kafka.GroupID + "-reconciler",
+			SessionsTopic: cfg.Topics.Sessions, Producer: c.producer, Encoder: enc, API: api,
+			APIVersion: cfg.API.Version, Tracker: tracker, QuietAfter: cfg.Reconciler.QuietAfter,
+			Tick: cfg.Reconciler.Interval, Confirm: confirmPolicy(cfg.Confirm),
+			Registerer: c.Registry, Logger: c.log.With("part", "reconciler"),
+		})
+		if err != nil {
+			return err
+		}
+	}
+	c.pubs, err = publish.New(publish.Config{API: api, Producer: c.producer, Encoder: enc,
+		WalletInterval: cfg.Publish.WalletBalanceInterval, BanksInterval: cfg.Publish.FPSBanksInterval,
+		WalletTopic: cfg.Topics.WalletBalances, BanksTopic: cfg.Topics.FPSBanks,
+		Registerer: c.Registry, Logger: c.log.With("part", "publish")})
+	if err != nil {
+		return err
+	}
+	return c.buildOps(cfg, o)
+}
+
+func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encoder, tracker *sessionstate.Tracker) error {
+	if !cfg.Webhook.Enabled {
+		return nil
+	}
+	verifier, err := cfg.WebhookVerifier()
+	if err != nil {
+		return err
+	}
+	c.ingress, err = ingress.New(ingress.Config{Path: cfg.Webhook.Path, Verifier: verifier, Producer: c.producer,
+		Encoder: enc, Tracker: tracker, WebhookEventsTopic: cfg.Topics.WebhookEvents, SessionsTopic: cfg.Topics.Sessions,
+		MaxBodyBytes: cfg.Webhook.MaxBodyBytes, DedupeTTL: cfg.Webhook.DedupTTL, DedupeMaxEntries: cfg.Webhook.DedupMax,
+		DefaultAPIVersion: cfg.API.Version, Registerer: c.Registry, Logger: c.log.With("part", "webhook")})
+	if err != nil {
+		return err
+	}
+	l := o.WebhookListener
+	if l == nil {
+		if l, err = Listen(cfg.Webhook.ListenAddr); err != nil {
+			return err
+		}
+	}
+	c.webhook = &HTTPServer{Name: "webhook", Listener: l, Handler: c.ingress, Grace: cfg.ShutdownGrace / 3, Logger: c.log}
+	return nil
+}
+
+func (c *Connector) buildOps(cfg *config.Config, o Options) error {
+	ready := NewReadiness()
+	ready.Add("kafka", func(ctx context.Context) error { return c.producer.Ping(ctx) })
+	l := o.OpsListener
+	if l == nil {
+		var err error
+		if l, err = Listen(cfg.Metrics.ListenAddr); err != nil {
+			return err
+		}
+	}
+	c.ops = &HTTPServer{Name: "ops", Listener: l, Handler: OpsHandler(c.Registry, ready), Grace: time.Second, Logger: c.log}
+	return nil
+}
+
+// WebhookAddr is the address the webhook endpoint listens on ("" when off).
+func (c *Connector) WebhookAddr() string {
+	if c.webhook == nil {
+		return ""
+	}
+	return c.webhook.Listener.Addr().String()
+}
+
+// OpsAddr is the address of /metrics, /healthz and /readyz.
+func (c *Connector) OpsAddr() string { return c.ops.Listener.Addr().String() }
+
+// Run runs every part until ctx ends or one fails, then stops them in
+// order: webhooks, then reconciler and publishers, then the pipeline, then
+// the Kafka producer; the ops server answers until the end.
+func (c *Connector) Run(ctx context.Context) error {
+	failed, fail := context.WithCancel(ctx)
+	defer fail()
+	stages := [][]func(context.Context) error{
+		{c.webhookRun},
+		{c.reconcileRun, c.pubs.Run},
+		{c.pipe.Run},
+	}
+	opsCtx, opsStop := context.WithCancel(context.Background())
+	opsDone := make(chan error, 1)
+	go func() { opsDone <- c.ops.Run(opsCtx) }()
+	var (
+		cancels []context.CancelFunc
+		groups  []*errgroup.Group
+	)
+	for _, stage := range stages {
+		sctx, cancel := context.WithCancel(context.Background())
+		g := &errgroup.Group{}
+		for _, run := range stage {
+			g.Go(func() error {
+				err := run(sctx)
+				if err != nil {
+					fail()
+				}
+				return err
+			})
+		}
+		cancels, groups = append(cancels, cancel), append(groups, g)
+	}
+	<-failed.Done()
+	c.log.Info("stopping", slog.Duration("grace", c.grace))
+	var errs []error
+	for i := range groups {
+		cancels[i]()
+		if err := groups[i].Wait(); err != nil && !errors.Is(err, context.Canceled) {
+			errs = append(errs, err)
+		}
+	}
+	c.producer.Close()
+	opsStop()
+	if err := <-opsDone; err != nil {
+		errs = append(errs, err)
+	}
+	c.log.Info("stopped")
+	return errors.Join(errs...)
+}
+
+func (c *Connector) webhookRun(ctx context.Context) error {
+	if c.webhook == nil {
+		<-ctx.Done()
+		return nil
+	}
+	err := c.webhook.Run(ctx)
+	sctx, cancel := context.WithTimeout(context.Background(), c.grace/3)
+	defer cancel()
+	return errors.Join(err, c.ingress.Shutdown(sctx))
+}
+
+func (c *Connector) reconcileRun(ctx context.Context) error {
+	if c.recon == nil {
+		<-ctx.Done()
+		return nil
+	}
+	return c.recon.Run(ctx)
+}
+
+// Close releases what New built when Run is never called.
+func (c *Connector) Close() {
+	c.producer.Close()
+	if c.webhook != nil {
+		c.webhook.Listener.Close()
+	}
+	c.ops.Listener.Close()
+}
+

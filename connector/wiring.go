@@ -1,0 +1,87 @@
+package connector
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/paysession/paysession/connector/pipeline"
+	"github.com/paysession/paysession/connector/reconcile"
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/config"
+	"github.com/paysession/paysession/internal/payapi"
+	"github.com/paysession/paysession/schemas"
+)
+
+func newAPIClient(cfg *config.Config, o Options) (*payapi.Client, error) {
+	signer, err := cfg.Signer()
+	if err != nil {
+		return nil, err
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = cfg.Pipeline.MaxInFlight
+		hc = &http.Client{Transport: tr, Timeout: cfg.API.RequestTimeout,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	return payapi.New(payapi.Config{BaseURL: cfg.API.BaseURL, Version: cfg.API.Version, Project: cfg.API.Project,
+		Submerchant: cfg.API.Submerchant, Signer: signer, HTTPClient: hc, Logger: o.Logger.With("part", "payapi")})
+}
+
+// newCodecs builds the outcome encoder and the command decoder; with a
+// schema registry configured both use it, and the encoder registers the
+// outcome schemas up front so a registry problem stops the start.
+func newCodecs(ctx context.Context, cfg *config.Config, log *slog.Logger) (*codec.Encoder, *codec.Decoder, error) {
+	var reg *sr.Client
+	if cfg.Registry.URL != "" {
+		opts := []sr.ClientOpt{sr.URLs(cfg.Registry.URL)}
+		if cfg.Registry.Username != "" {
+			opts = append(opts, sr.BasicAuth(cfg.Registry.Username, cfg.Registry.Password.Reveal()))
+		}
+		var err error
+		if reg, err = sr.NewClient(opts...); err != nil {
+			return nil, nil, fmt.Errorf("schema registry: %w", err)
+		}
+	}
+	t := cfg.Topics
+	enc, err := codec.NewEncoder(codec.EncoderConfig{Registry: reg, Logger: log, Topics: map[string]schemas.Name{
+		t.CommandResults: schemas.CommandResult, t.Sessions: schemas.SessionState, t.WebhookEvents: schemas.WebhookEvent,
+		t.DeadLetter: schemas.DeadLetter, t.WalletBalances: schemas.WalletBalance, t.FPSBanks: schemas.FPSBanks,
+	}})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := enc.Prepare(ctx); err != nil {
+		return nil, nil, fmt.Errorf("schema registry: %w", err)
+	}
+	dec, err := codec.NewDecoder(codec.DecoderConfig{Registry: reg, Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	return enc, dec, nil
+}
+
+func pipelineTopics(t config.Topics) pipeline.Topics {
+	cmds := map[codec.CommandKind]string{}
+	for kind, topic := range t.Commands() {
+		cmds[codec.CommandKind(kind)] = topic
+	}
+	return pipeline.Topics{Commands: cmds, Retry: t.Retry, Results: t.CommandResults, Sessions: t.Sessions,
+		DeadLetter: t.DeadLetter}
+}
+
+func confirmPolicy(c config.Confirmation) reconcile.ConfirmPolicy {
+	p := reconcile.ConfirmPolicy{Mode: reconcile.ConfirmUpstream}
+	if c.Policy == "auto" {
+		p.Mode = reconcile.ConfirmAuto
+		for _, k := range c.Kinds {
+			p.AutoKinds = append(p.AutoKinds, codec.OperationKind(k))
+		}
+		p.AutoMaxAmount = c.MaxAmount
+	}
+	return p
+}

@@ -273,4 +273,3 @@ func (c *Connector) Close() {
 	}
 	c.ops.Listener.Close()
 }
-

@@ -90,8 +90,9 @@ type rig struct {
 }
 
 type rigOpts struct {
-	brokers        []string // default: the shared broker
-	publishTimeout time.Duration
+	brokers         []string // default: the shared broker
+	publishTimeout  time.Duration
+	deliveryTimeout time.Duration // default: the ingress default
 }
 
 func newRig(t *testing.T, o rigOpts) *rig {
@@ -133,14 +134,14 @@ func newRig(t *testing.T, o rigOpts) *rig {
 		Signer: signing.NewRSASigner(partner, signing.PKCS1v15)}); err != nil {
 		t.Fatal(err)
 	}
-	g.ingress, g.tracker = g.newIngress(t, o.publishTimeout)
+	g.ingress, g.tracker = g.newIngress(t, o.publishTimeout, o.deliveryTimeout)
 	g.target = g.ingress
 	return g
 }
 
 // newIngress builds a connector's ingress (a fresh process: own tracker
 // and dedupe cache) publishing to the rig's topics.
-func (g *rig) newIngress(t *testing.T, publishTimeout time.Duration) (*ingress.Ingress, *sessionstate.Tracker) {
+func (g *rig) newIngress(t *testing.T, publishTimeout, deliveryTimeout time.Duration) (*ingress.Ingress, *sessionstate.Tracker) {
 	t.Helper()
 	tr, err := sessionstate.NewTracker(sessionstate.TrackerConfig{})
 	if err != nil {
@@ -154,6 +155,7 @@ func (g *rig) newIngress(t *testing.T, publishTimeout time.Duration) (*ingress.I
 		WebhookEventsTopic: g.events,
 		SessionsTopic:      g.sessions,
 		PublishTimeout:     publishTimeout,
+		DeliveryTimeout:    deliveryTimeout,
 		Registerer:         prometheus.NewRegistry(),
 		Logger:             testLogger(),
 		Now:                g.simNow,

@@ -17,6 +17,7 @@ import (
 	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
+	"github.com/paysession/paysession/internal/paysim"
 	"github.com/paysession/paysession/internal/signing"
 )
 
@@ -188,10 +189,11 @@ func TestRejectedRequestsPublishNothing(t *testing.T) {
 
 // TestKafkaDownThenRedeliveryPublishedOnce stops a dedicated broker: the
 // webhook gets 503; once Kafka is back the sandbox's retry gets 200 and the
-// webhook is one event.
+// webhook is one event. Then Kafka stays down longer than the sandbox's
+// 30-minute retry window: the reconciler still publishes the final state.
 func TestKafkaDownThenRedeliveryPublishedOnce(t *testing.T) {
 	b := harness.StartTestBroker(t, nil)
-	g := newRig(t, rigOpts{brokers: []string{b.Addr()}, publishTimeout: time.Second})
+	g := newRig(t, rigOpts{brokers: []string{b.Addr()}, publishTimeout: time.Second, deliveryTimeout: 2 * time.Second})
 	probe := harness.Topic(t, g.admin, 1)
 	if err := b.Stop(); err != nil {
 		t.Fatal(err)
@@ -228,6 +230,65 @@ func TestKafkaDownThenRedeliveryPublishedOnce(t *testing.T) {
 		t.Fatalf("%d webhook events for %s, want 1 (attempts %v)", events, s.ID, codes(g.attempts()))
 	}
 	t.Logf("webhook attempts: %v", codes(g.attempts()))
+	kafkaDownPastRetryWindow(t, g, b, probe)
+}
+
+// kafkaDownPastRetryWindow: every delivery of a session's webhook gets 503
+// until the sandbox gives up; once Kafka is back the reconciler polls the
+// session and its final state reaches the sessions topic.
+func kafkaDownPastRetryWindow(t *testing.T, g *rig, b *harness.Broker, probe string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := g.sim.SetFaults(paysimRefuseAll()); err != nil {
+		t.Fatal(err)
+	}
+	s := g.payout(t, cardOK, 13000)
+	g.idle(t)
+	g.publishResponse(t, s) // the pipeline's record of the API response
+	if err := b.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.sim.SetFaults(paysim.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	before := len(g.attempts())
+	g.advance(t, 31*time.Minute, time.Minute) // every retry gets 503, then the sandbox gives up
+	for _, a := range g.attempts()[before:] {
+		if a.code != http.StatusServiceUnavailable {
+			t.Fatalf("attempt with Kafka down answered %d", a.code)
+		}
+	}
+	if len(g.attempts()) == before {
+		t.Fatal("no delivery attempt reached the ingress")
+	}
+	if err := b.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	harness.Eventually(t, time.Minute, "Kafka accepts records again", func() bool {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		return g.prod.ProduceSync(pctx, &kgo.Record{Topic: probe, Value: []byte("probe")}).FirstErr() == nil
+	})
+	r := g.newReconciler(t, g.tracker, reconcile.ConfirmPolicy{})
+	harness.Eventually(t, time.Minute, "reconciler brought the session to its final state", func() bool {
+		return r.Ready(ctx) == nil && r.OpenSessions() == 0
+	})
+	var final *codec.SessionState
+	events := 0
+	for _, rec := range g.readAll(t, g.sessions) {
+		if string(rec.Key) == s.ID {
+			final = decodeState(t, rec)
+		}
+	}
+	for _, rec := range g.readAll(t, g.events) {
+		if string(rec.Key) == s.ID {
+			events++
+		}
+	}
+	if final == nil || !reconcile.Settled(&final.Session) || events > 1 {
+		t.Fatalf("last state %+v, %d events", final, events)
+	}
+	t.Logf("final state of %s from %s; %d webhook events", s.ID, final.Source, events)
 }
 
 func codes(ds []delivery) []int {
@@ -341,7 +402,7 @@ func TestReplayedOldWebhooksNeverMoveStateBack(t *testing.T) {
 	replay("same connector")
 	// A restarted connector: new ingress, tracker and dedupe cache; its
 	// reconciler reads the sessions topic back into the tracker first.
-	fresh, tr := g.newIngress(t, 2*time.Second)
+	fresh, tr := g.newIngress(t, 2*time.Second, 0)
 	r := g.newReconciler(t, tr, reconcile.ConfirmPolicy{})
 	harness.Eventually(t, 30*time.Second, "reconciler ready (sessions topic read)", func() bool { return r.Ready(ctx) == nil })
 	g.mu.Lock()

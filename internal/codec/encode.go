@@ -36,10 +36,10 @@ func (c EncoderConfig) Validate() error {
 	var errs []error
 	for topic, n := range c.Topics {
 		if topic == "" {
-			errs = append(errs, errors.New("Topics: empty topic name"))
+			errs = append(errs, errors.New("empty topic name in Topics"))
 		}
 		if _, err := schemas.Get(n); err != nil {
-			errs = append(errs, fmt.Errorf("Topics[%s]: unknown schema %q", topic, n))
+			errs = append(errs, fmt.Errorf("unknown schema %q in Topics[%s]", n, topic))
 		}
 	}
 	return errors.Join(errs...)

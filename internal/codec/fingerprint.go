@@ -23,7 +23,7 @@ func CanonicalForm(s avro.Schema) string {
 func writeCanonical(b *strings.Builder, s avro.Schema) {
 	switch t := s.(type) {
 	case *avro.RefSchema:
-		b.WriteString(strconv.Quote(t.Schema().(avro.NamedSchema).FullName()))
+		b.WriteString(strconv.Quote(t.Schema().FullName()))
 	case *avro.RecordSchema:
 		b.WriteString(`{"name":` + strconv.Quote(t.FullName()) + `,"type":"record","fields":[`)
 		for i, f := range t.Fields() {

@@ -164,3 +164,5 @@ func money(v *int64, cur *string) string {
 	}
 	return fmt.Sprintf("%d.%02d%s", *v/100, *v%100, c)
 }
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -77,7 +77,7 @@ func New(ctx context.Context, o Options) (*Connector, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc, dec, err := newCodecs(ctx, cfg, o.Logger)
+	enc, dec, err := NewCodecs(ctx, cfg, o.Logger)
 	if err != nil {
 		return nil, err
 	}

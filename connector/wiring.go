@@ -32,10 +32,11 @@ func newAPIClient(cfg *config.Config, o Options) (*payapi.Client, error) {
 		Submerchant: cfg.API.Submerchant, Signer: signer, HTTPClient: hc, Logger: o.Logger.With("part", "payapi")})
 }
 
-// newCodecs builds the outcome encoder and the command decoder; with a
-// schema registry configured both use it, and the encoder registers the
-// outcome schemas up front so a registry problem stops the start.
-func newCodecs(ctx context.Context, cfg *config.Config, log *slog.Logger) (*codec.Encoder, *codec.Decoder, error) {
+// NewCodecs builds the outcome encoder and the decoder (of commands, and of
+// outcome records read back); with a schema registry configured both use
+// it, and the encoder registers the outcome schemas up front so a registry
+// problem stops the start.
+func NewCodecs(ctx context.Context, cfg *config.Config, log *slog.Logger) (*codec.Encoder, *codec.Decoder, error) {
 	var reg *sr.Client
 	if cfg.Registry.URL != "" {
 		opts := []sr.ClientOpt{sr.URLs(cfg.Registry.URL)}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 )
 
@@ -43,11 +44,13 @@ type step struct {
 type story struct {
 	env     *demoEnv
 	cl      *kgo.Client
+	dec     *codec.Decoder
 	p       *printer
 	session map[string]string // idempotency key → session id
 	acted   map[string]bool   // follow-ups already sent
 	payout  map[string]string // session id → last payout status seen
 	latest  map[string]*codec.Session
+	version map[string]sessionstate.Version
 	steps   []*step
 	byName  map[string]*step
 	records int
@@ -59,7 +62,11 @@ func playStory(ctx context.Context, env *demoEnv, p *printer) error {
 		return err
 	}
 	defer cl.Close()
-	s := &story{env: env, cl: cl, p: p, session: map[string]string{}, acted: map[string]bool{}, payout: map[string]string{}, latest: map[string]*codec.Session{}, byName: map[string]*step{}}
+	dec, err := codec.NewDecoder(codec.DecoderConfig{})
+	if err != nil {
+		return err
+	}
+	s := &story{env: env, cl: cl, dec: dec, p: p, session: map[string]string{}, acted: map[string]bool{}, payout: map[string]string{}, latest: map[string]*codec.Session{}, version: map[string]sessionstate.Version{}, byName: map[string]*step{}}
 	for _, n := range []string{"payroll payouts succeeded", "large payout confirmed upstream", "hold captured",
 		"partial refund accepted", "chargeback reported", "recurring token disabled", "FPS recipient verified",
 		"invalid command dead-lettered"} {
@@ -123,28 +130,34 @@ func (s *story) observe(ctx context.Context, r *kgo.Record) error {
 	switch r.Topic {
 	case t.CommandResults:
 		var res codec.CommandResult
-		if err := decodeOutcome(r.Value, &res); err != nil {
+		if err := s.dec.DecodeRecord(ctx, r.Value, &res); err != nil {
 			return fmt.Errorf("%s: %w", r.Topic, err)
 		}
 		s.p.result(&res)
 		return s.onResult(ctx, &res)
 	case t.Sessions:
 		var st codec.SessionState
-		if err := decodeOutcome(r.Value, &st); err != nil {
+		if err := s.dec.DecodeRecord(ctx, r.Value, &st); err != nil {
 			return fmt.Errorf("%s: %w", r.Topic, err)
 		}
 		s.p.session(&st)
+		// A transactional state from an API response can become visible
+		// after a newer webhook state: consumers keep the newest by version.
+		if last, ok := s.version[st.Session.ID]; ok && !sessionstate.Newer(sessionstate.VersionOf(&st), last) {
+			return nil
+		}
+		s.version[st.Session.ID] = sessionstate.VersionOf(&st)
 		return s.onSession(ctx, &st.Session)
 	case t.WebhookEvents:
 		var ev codec.WebhookEvent
-		if err := decodeOutcome(r.Value, &ev); err != nil {
+		if err := s.dec.DecodeRecord(ctx, r.Value, &ev); err != nil {
 			return fmt.Errorf("%s: %w", r.Topic, err)
 		}
 		s.p.webhook(&ev)
 		s.onWebhook(&ev)
 	case t.DeadLetter:
 		var dl codec.DeadLetter
-		if err := decodeOutcome(r.Value, &dl); err != nil {
+		if err := s.dec.DecodeRecord(ctx, r.Value, &dl); err != nil {
 			return fmt.Errorf("%s: %w", r.Topic, err)
 		}
 		s.p.deadLetter(&dl)

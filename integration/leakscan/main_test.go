@@ -1,0 +1,9 @@
+package leakscan_test
+
+import (
+	"testing"
+
+	"github.com/paysession/paysession/integration/harness"
+)
+
+func TestMain(m *testing.M) { harness.Main(m) }

@@ -174,6 +174,11 @@ func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encod
 func (c *Connector) buildOps(cfg *config.Config, o Options) error {
 	ready := NewReadiness()
 	ready.Add("kafka", func(ctx context.Context) error { return c.producer.Ping(ctx) })
+	if c.recon != nil {
+		// Ready once the reconciler has read its sessions partitions, so the
+		// shared tracker knows the newest published state of each session.
+		ready.Add("reconciler", c.recon.Ready)
+	}
 	l := o.OpsListener
 	if l == nil {
 		var err error

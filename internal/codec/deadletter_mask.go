@@ -1,0 +1,314 @@
+package codec
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hamba/avro/v2"
+	"github.com/hamba/avro/v2/soe"
+
+	"github.com/paysession/paysession/internal/logging"
+)
+
+// ValueProtection says what a dead letter's original_value holds.
+type ValueProtection string
+
+// Dead-letter value protections.
+const (
+	// ValueOriginal: the value is the command's bytes as written (nothing
+	// sensitive was found).
+	ValueOriginal ValueProtection = "original"
+	// ValueMasked: card numbers keep bin and last4 only and security codes
+	// are replaced by "***"; the rest of the value is as written (JSON text
+	// is edited in place, Avro is re-encoded with the writer schema).
+	ValueMasked ValueProtection = "masked"
+	// ValueWithheld: the value could not be read reliably (undecodable Avro,
+	// unknown binary format) and is left out (empty).
+	ValueWithheld ValueProtection = "withheld"
+)
+
+// maskedSecret replaces a security code wherever one is found.
+const maskedSecret = "***"
+
+// maskAPI decodes Avro into maps (named union members as single-key maps),
+// with the same allocation bounds as api; it re-encodes them byte for byte.
+var maskAPI = avro.Config{
+	TagKey:                 "avro",
+	DisableBlockSizeHeader: true,
+	MaxByteSliceSize:       4 << 20,
+	MaxSliceAllocSize:      1 << 16,
+}.Freeze()
+
+// ProtectValue returns a copy of a command value that is safe to keep on the
+// dead-letter topic: Luhn-valid card numbers (12–19 digits, possibly grouped
+// by spaces or dashes, in any string or number) keep bin and last4 only, and
+// the value of every security_code member or field becomes "***". JSON text
+// is edited in place; Avro values (single-object, or Confluent when d has a
+// registry) are decoded with their writer schema, masked and re-encoded with
+// it. A value that cannot be read reliably is withheld (nil). When nothing is
+// found the value is returned as is with ValueOriginal. d may be nil.
+func (d *Decoder) ProtectValue(ctx context.Context, value []byte) ([]byte, ValueProtection) {
+	if len(value) == 0 {
+		return value, ValueOriginal
+	}
+	switch DetectFormat(value) {
+	case FormatJSON:
+		return protectJSON(value)
+	case FormatSingleObject:
+		return protectAvro(value, 10, singleObjectWriter(value))
+	case FormatConfluent:
+		return protectAvro(value, 5, d.confluentWriter(ctx, value))
+	default:
+		if !utf8.Valid(value) {
+			return nil, ValueWithheld
+		}
+		return protectText(value)
+	}
+}
+
+// ProtectValue is (*Decoder)(nil).ProtectValue: Confluent values, whose
+// writer schema needs the registry, are withheld.
+func ProtectValue(value []byte) ([]byte, ValueProtection) {
+	return (*Decoder)(nil).ProtectValue(context.Background(), value)
+}
+
+func singleObjectWriter(value []byte) avro.Schema {
+	if len(value) < 10 || !bytes.Equal(value[:2], soe.Magic) {
+		return nil
+	}
+	p, err := loadSchemas()
+	if err != nil {
+		return nil
+	}
+	var fp [8]byte
+	copy(fp[:], value[2:10])
+	for _, byFP := range p.byFingerprint {
+		if s, ok := byFP[fp]; ok {
+			return s
+		}
+	}
+	return nil
+}
+
+func (d *Decoder) confluentWriter(ctx context.Context, value []byte) avro.Schema {
+	if d == nil || d.registry == nil || len(value) < 5 {
+		return nil
+	}
+	s, err := d.writerSchema(ctx, int(binary.BigEndian.Uint32(value[1:5])))
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// protectAvro masks an Avro value whose header is hdr bytes long.
+func protectAvro(value []byte, hdr int, writer avro.Schema) ([]byte, ValueProtection) {
+	if writer == nil {
+		return nil, ValueWithheld
+	}
+	var tree any
+	if err := maskAPI.Unmarshal(writer, value[hdr:], &tree); err != nil {
+		return nil, ValueWithheld
+	}
+	masked, ok := maskAvroTree(tree, false)
+	if !ok {
+		return nil, ValueWithheld
+	}
+	body, err := maskAPI.Marshal(writer, masked)
+	if err != nil {
+		return nil, ValueWithheld
+	}
+	out := append(append(make([]byte, 0, hdr+len(body)), value[:hdr]...), body...)
+	if bytes.Equal(out, value) {
+		return value, ValueOriginal
+	}
+	return out, ValueMasked // something masked, or trailing bytes dropped
+}
+
+// maskAvroTree masks a generically decoded Avro value. secret marks the subtree
+// of a security_code field. It reports false for what it cannot mask.
+func maskAvroTree(v any, secret bool) (any, bool) {
+	switch x := v.(type) {
+	case nil, bool, int, int32, int64, float32, float64:
+		if secret && x != nil && x != false {
+			return nil, false // a numeric security code cannot be masked in its type
+		}
+		return v, true
+	case string:
+		if secret {
+			return maskedSecret, true
+		}
+		return logging.RedactString(x), true
+	case []byte:
+		if secret {
+			return []byte(maskedSecret), true
+		}
+		return []byte(logging.RedactString(string(x))), true
+	case []any:
+		for i := range x {
+			m, ok := maskAvroTree(x[i], secret)
+			if !ok {
+				return nil, false
+			}
+			x[i] = m
+		}
+		return x, true
+	case map[string]any:
+		for k, e := range x {
+			if logging.RedactString(k) != k {
+				return nil, false // a card number as a map key
+			}
+			m, ok := maskAvroTree(e, secret || k == "security_code")
+			if !ok {
+				return nil, false
+			}
+			x[k] = m
+		}
+		return x, true
+	default:
+		// Logical types (time.Time, *big.Rat, ...) hold no text.
+		return v, !secret
+	}
+}
+
+// securityCodeMember matches a security_code member and its value in JSON
+// text that does not parse (the string may be cut off).
+var securityCodeMember = regexp.MustCompile(`("security_code"\s*:\s*)("(?:[^"\\]|\\.)*"?|[^\s,}\]]+)`)
+
+// protectText masks text that is not valid JSON: card numbers anywhere and
+// security_code members. Escaped digits cannot be checked there: such a
+// value is withheld.
+func protectText(value []byte) ([]byte, ValueProtection) {
+	s := string(value)
+	if strings.Contains(s, `\u00`) {
+		return nil, ValueWithheld
+	}
+	m := logging.RedactString(s)
+	m = securityCodeMember.ReplaceAllString(m, `${1}"`+maskedSecret+`"`)
+	if m == s {
+		return value, ValueOriginal
+	}
+	return []byte(m), ValueMasked
+}
+
+// jsonEdit replaces value[start:end] with text.
+type jsonEdit struct {
+	start, end int
+	text       string
+}
+
+// jsonFrame is an open object or array while walking JSON tokens.
+type jsonFrame struct {
+	object    bool
+	expectKey bool
+	secret    bool // inside the value of a security_code member
+}
+
+// protectJSON masks a JSON value in place: strings and numbers holding card
+// numbers, and every scalar under a security_code member. Text that does not
+// parse as JSON is masked as text.
+func protectJSON(value []byte) ([]byte, ValueProtection) {
+	edits, ok := jsonEdits(value)
+	if !ok {
+		return protectText(value)
+	}
+	if len(edits) == 0 {
+		return value, ValueOriginal
+	}
+	var b bytes.Buffer
+	prev := 0
+	for _, e := range edits {
+		b.Write(value[prev:e.start])
+		b.WriteString(e.text)
+		prev = e.end
+	}
+	b.Write(value[prev:])
+	return b.Bytes(), ValueMasked
+}
+
+// jsonEdits walks the tokens of one JSON value and lists the edits that mask
+// it. It reports false when the text is not exactly one JSON value.
+func jsonEdits(value []byte) ([]jsonEdit, bool) {
+	dec := json.NewDecoder(bytes.NewReader(value))
+	dec.UseNumber()
+	var stack []jsonFrame
+	var edits []jsonEdit
+	prev, key := 0, ""
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, false
+		}
+		end := int(dec.InputOffset())
+		start := tokenStart(value, prev, end)
+		prev = end
+		var top *jsonFrame
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		secret := top != nil && (top.secret || (top.object && key == "security_code"))
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				stack = append(stack, jsonFrame{object: t == '{', expectKey: t == '{', secret: secret})
+				continue
+			default:
+				stack = stack[:len(stack)-1]
+			}
+		case string:
+			if top != nil && top.object && top.expectKey {
+				key, top.expectKey = t, false
+				if logging.RedactString(t) != t {
+					return nil, false // a card number as a member name
+				}
+				continue
+			}
+			if e, ok := maskJSONScalar(t, secret, start, end); ok {
+				edits = append(edits, e)
+			}
+		case json.Number:
+			if e, ok := maskJSONScalar(string(t), secret, start, end); ok {
+				edits = append(edits, e)
+			}
+		}
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].expectKey = true
+		}
+	}
+	if len(stack) != 0 || len(bytes.TrimSpace(value[prev:])) > 0 {
+		return nil, false
+	}
+	return edits, true
+}
+
+// tokenStart finds where the token ending at end starts: after the
+// whitespace, commas and colons that follow the previous token.
+func tokenStart(value []byte, prev, end int) int {
+	for prev < end && strings.IndexByte(" \t\r\n,:", value[prev]) >= 0 {
+		prev++
+	}
+	return prev
+}
+
+// maskJSONScalar returns the edit that masks a string or number, if any.
+func maskJSONScalar(s string, secret bool, start, end int) (jsonEdit, bool) {
+	if secret {
+		return jsonEdit{start, end, `"` + maskedSecret + `"`}, true
+	}
+	m := logging.RedactString(s)
+	if m == s {
+		return jsonEdit{}, false
+	}
+	q, _ := json.Marshal(m) // always a valid string
+	return jsonEdit{start, end, string(q)}, true
+}

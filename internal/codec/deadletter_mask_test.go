@@ -1,0 +1,155 @@
+package codec
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/paysession/paysession/internal/logging"
+	"github.com/paysession/paysession/internal/sensitive"
+)
+
+const (
+	testPAN    = "4111111111111111"
+	testMasked = "411111******1111"
+	testCode   = "737"
+)
+
+func cardPayment(t *testing.T) []byte {
+	t.Helper()
+	code := sensitive.SecurityCode(testCode)
+	v, err := EncodeSingleObject(&InitPayment{
+		Instrument: Instrument{Type: InstrumentCard, Card: &Card{Type: CardBank, BankCard: &BankCard{
+			Number: testPAN, ExpirationMonth: "12", ExpirationYear: "29", SecurityCode: &code}}},
+		Amount: 5000, Currency: "RUB", Customer: Customer{Reference: "c-1"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func cardPayout(t *testing.T) []byte {
+	t.Helper()
+	v, err := EncodeSingleObject(&InitPayout{
+		Instrument: Instrument{Type: InstrumentCard, Card: &Card{Type: CardBank, BankCard: &BankCard{
+			Number: "5555555555554444", ExpirationMonth: "12", ExpirationYear: "29"}}},
+		Amount: 100, Currency: "RUB",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func soeCapture(t *testing.T) []byte {
+	t.Helper()
+	v, err := EncodeSingleObject(&Capture{SessionID: "ps_1234567890123456"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestProtectValue(t *testing.T) {
+	payment := cardPayment(t)
+	unknownFP := append([]byte{}, payment...)
+	unknownFP[5] ^= 0xFF
+	confluent := append([]byte{0, 0, 0, 0, 7}, payment[10:]...)
+	tests := []struct {
+		name    string
+		value   []byte
+		want    ValueProtection
+		has     []string // substrings the protected value must contain
+		isJSON  bool     // the protected value must still parse
+		decoded func(t *testing.T, out []byte)
+	}{
+		{name: "json pan and security code",
+			value: []byte(`{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":"4111111111111111","expiration_month":"12","expiration_year":"29","security_code":"737"}}},"amount":5000}`),
+			want:  ValueMasked, has: []string{`"number":"` + testMasked + `"`, `"security_code":"***"`, `"amount":5000`}, isJSON: true},
+		{name: "json spaced pan", value: []byte(`{"note": "card 4111 1111 1111 1111 here"}`),
+			want: ValueMasked, has: []string{`"note": "card ` + testMasked + ` here"`}, isJSON: true},
+		{name: "json pan as a number", value: []byte(`{"number": 4111111111111111, "n": 1}`),
+			want: ValueMasked, has: []string{`"number": "` + testMasked + `", "n": 1`}, isJSON: true},
+		{name: "json escaped digits", value: []byte(`{"number":"\u0034111111111111111"}`),
+			want: ValueMasked, has: []string{testMasked}, isJSON: true},
+		{name: "json numeric security code in nested object", value: []byte(`{"security_code":{"v":737,"w":["12"]}}`),
+			want: ValueMasked, has: []string{`{"v":"***","w":["***"]}`}, isJSON: true},
+		{name: "truncated json dashed pan", value: []byte(`{"number":"4111-1111-1111-1111","security_code":"73`),
+			want: ValueMasked, has: []string{testMasked, `"security_code":"***"`}},
+		{name: "no pan", value: []byte(`{"session_id":"ps_1","amount":1234567812345678}`), want: ValueOriginal},
+		{name: "plain text no pan", value: []byte(`not json at all`), want: ValueOriginal},
+		{name: "empty", value: nil, want: ValueOriginal},
+		{name: "avro init_payment with card", value: payment, want: ValueMasked,
+			decoded: func(t *testing.T, out []byte) {
+				var got InitPayment
+				if err := decodeSingleObject(got.SchemaName(), out, &got); err != nil {
+					t.Fatalf("masked value does not decode: %v", err)
+				}
+				bc := got.Instrument.Card.BankCard
+				if bc.Number.Reveal() != testMasked || bc.SecurityCode == nil || bc.SecurityCode.Reveal() != maskedSecret ||
+					got.Amount != 5000 || got.Customer.Reference != "c-1" {
+					t.Errorf("masked payment: number %s, code set %v, amount %d", bc.Number.Masked(), bc.SecurityCode != nil, got.Amount)
+				}
+			}},
+		{name: "avro init_payout with card", value: cardPayout(t), want: ValueMasked, has: []string{"555555******4444"}},
+		{name: "avro without card", value: soeCapture(t), want: ValueOriginal},
+		{name: "avro unknown fingerprint", value: unknownFP, want: ValueWithheld},
+		{name: "avro truncated", value: payment[:len(payment)-8], want: ValueWithheld},
+		{name: "confluent without registry", value: confluent, want: ValueWithheld},
+		{name: "binary", value: []byte{0xC3, 0x02, 0xFF, 0xFE}, want: ValueWithheld},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, got := (*Decoder)(nil).ProtectValue(context.Background(), tt.value)
+			if got != tt.want {
+				t.Fatalf("protection %s; want %s", got, tt.want)
+			}
+			switch tt.want {
+			case ValueOriginal:
+				if !bytes.Equal(out, tt.value) {
+					t.Errorf("original value changed")
+				}
+			case ValueWithheld:
+				if len(out) != 0 {
+					t.Errorf("withheld value has %d bytes", len(out))
+				}
+			}
+			if tt.want != ValueOriginal {
+				assertNoCardData(t, out)
+			}
+			for _, s := range tt.has {
+				if !bytes.Contains(out, []byte(s)) {
+					t.Errorf("protected value lacks %q", s)
+				}
+			}
+			if tt.isJSON && !json.Valid(out) {
+				t.Errorf("protected JSON no longer parses")
+			}
+			if tt.decoded != nil {
+				tt.decoded(t, out)
+			}
+		})
+	}
+}
+
+// assertNoCardData fails when a protected value still holds a card number or
+// the security code (reported without quoting the value).
+func assertNoCardData(t *testing.T, out []byte) {
+	t.Helper()
+	s := string(out)
+	if strings.Contains(s, testPAN) || strings.Contains(s, "5555555555554444") || logging.RedactString(s) != s {
+		t.Errorf("protected value still holds a card number")
+	}
+	if strings.Contains(s, testCode) {
+		t.Errorf("protected value still holds the security code")
+	}
+}
+
+func TestProtectValuePackageFunc(t *testing.T) {
+	if _, p := ProtectValue(cardPayment(t)); p != ValueMasked {
+		t.Errorf("ProtectValue = %s; want masked", p)
+	}
+}

@@ -85,6 +85,7 @@ func New(ctx context.Context, o Options) (*Connector, error) {
 	if err != nil {
 		return nil, err
 	}
+	holds := sessionstate.NewHolds()
 	// kprom registers its collectors once per client, so only the long-lived
 	// producer carries it; the pipeline rebuilds its client after an unknown
 	// transaction end and exports its own metrics.
@@ -94,7 +95,7 @@ func New(ctx context.Context, o Options) (*Connector, error) {
 		return nil, fmt.Errorf("kafka producer: %w", err)
 	}
 	c := &Connector{log: o.Logger, grace: cfg.ShutdownGrace, producer: producer, Registry: reg}
-	if err := c.build(cfg, o, kafkaOpts, api, enc, dec, tracker); err != nil {
+	if err := c.build(cfg, o, kafkaOpts, api, enc, dec, tracker, holds); err != nil {
 		producer.Close()
 		return nil, err
 	}
@@ -102,7 +103,7 @@ func New(ctx context.Context, o Options) (*Connector, error) {
 }
 
 func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, api *payapi.Client,
-	enc *codec.Encoder, dec *codec.Decoder, tracker *sessionstate.Tracker) error {
+	enc *codec.Encoder, dec *codec.Decoder, tracker *sessionstate.Tracker, holds *sessionstate.Holds) error {
 	var err error
 	instance := o.InstanceID
 	if instance == "" {
@@ -110,7 +111,8 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, ap
 	}
 	c.pipe, err = pipeline.New(pipeline.Config{
 		Kafka: kafkaOpts, GroupID: cfg.Kafka.GroupID, TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance,
-		Topics: pipelineTopics(cfg.Topics), API: api, Decoder: dec, Encoder: enc, Tracker: tracker,
+		Topics: pipelineTopics(cfg.Topics), API: api, Decoder: dec, Encoder: enc,
+		Tracker:    &sessionstate.TxnAdmitter{Tracker: tracker, Holds: holds},
 		APIVersion: cfg.API.Version, Concurrency: cfg.Pipeline.MaxInFlight, BatchDeadline: cfg.Pipeline.BatchDeadline,
 		TransactionTimeout: cfg.Pipeline.TransactionTimeout, ShutdownGrace: cfg.ShutdownGrace / 2,
 		KeyLifetimeMargin: cfg.Pipeline.KeyLifetimeMargin, RateLimit: cfg.API.RateLimit,
@@ -121,7 +123,7 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, ap
 	if err != nil {
 		return err
 	}
-	if err := c.buildWebhook(cfg, o, enc, tracker); err != nil {
+	if err := c.buildWebhook(cfg, o, enc, tracker, holds); err != nil {
 		return err
 	}
 	if cfg.Reconciler.Interval > 0 {
@@ -146,7 +148,7 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, ap
 	return c.buildOps(cfg, o)
 }
 
-func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encoder, tracker *sessionstate.Tracker) error {
+func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encoder, tracker *sessionstate.Tracker, holds *sessionstate.Holds) error {
 	if !cfg.Webhook.Enabled {
 		return nil
 	}
@@ -155,7 +157,7 @@ func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encod
 		return err
 	}
 	c.ingress, err = ingress.New(ingress.Config{Path: cfg.Webhook.Path, Verifier: verifier, Producer: c.producer,
-		Encoder: enc, Tracker: tracker, WebhookEventsTopic: cfg.Topics.WebhookEvents, SessionsTopic: cfg.Topics.Sessions,
+		Encoder: enc, Tracker: tracker, Holds: holds, WebhookEventsTopic: cfg.Topics.WebhookEvents, SessionsTopic: cfg.Topics.Sessions,
 		MaxBodyBytes: cfg.Webhook.MaxBodyBytes, DedupeTTL: cfg.Webhook.DedupTTL, DedupeMaxEntries: cfg.Webhook.DedupMax,
 		DefaultAPIVersion: cfg.API.Version, Registerer: c.Registry, Logger: c.log.With("part", "webhook")})
 	if err != nil {

@@ -39,6 +39,10 @@ type Config struct {
 	// Tracker keeps the sessions topic monotonic; share it with the
 	// pipeline and the reconciler of the same process. Required.
 	Tracker *sessionstate.Tracker
+	// Holds, when set, is shared with the pipeline's sessionstate.TxnAdmitter:
+	// a webhook's state waits (up to PublishTimeout, then 503) while the
+	// pipeline holds an uncommitted state of the same session.
+	Holds *sessionstate.Holds
 	// WebhookEventsTopic default "payments.webhook-events".
 	WebhookEventsTopic string
 	// SessionsTopic default "payments.sessions".

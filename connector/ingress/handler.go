@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
@@ -72,7 +73,7 @@ func (in *Ingress) accept(w http.ResponseWriter, r *http.Request, wh *webhook, e
 		slog.String("type", wh.Type))
 	received := in.cfg.Now()
 	d, _ := in.deliveries.getOrCreate(eventID, received, func() *delivery { return &delivery{} })
-	a, err := in.publish(r.Context(), d, wh, eventID, received)
+	a, err := in.publishAfterHolds(r.Context(), d, wh, eventID, received)
 	if err != nil {
 		log.Error("webhook records not built", slog.Any("error", err))
 		in.reject(w, http.StatusServiceUnavailable, typeLabel(wh.Type), verdictUnavailable)
@@ -91,6 +92,25 @@ func (in *Ingress) accept(w http.ResponseWriter, r *http.Request, wh *webhook, e
 	d.release()
 	log.Info("webhook published")
 	in.answer(w, http.StatusOK, typeLabel(wh.Type), verdictAccepted)
+}
+
+// publishAfterHolds runs publish once the pipeline holds no uncommitted
+// state of the session (Config.Holds), so this webhook's newer state never
+// lands on the sessions topic before an older one that commits later.
+func (in *Ingress) publishAfterHolds(ctx context.Context, d *delivery, wh *webhook, eventID string, received time.Time) (*attempt, error) {
+	if in.cfg.Holds == nil {
+		return in.publish(ctx, d, wh, eventID, received)
+	}
+	hctx, cancel := context.WithTimeout(ctx, in.cfg.PublishTimeout)
+	defer cancel()
+	var (
+		a   *attempt
+		err error
+	)
+	if herr := in.cfg.Holds.Do(hctx, wh.Session.ID, func() { a, err = in.publish(ctx, d, wh, eventID, received) }); herr != nil {
+		return nil, fmt.Errorf("session %s held by an open transaction: %w", wh.Session.ID, herr)
+	}
+	return a, err
 }
 
 // publish builds d's records on first sight and starts producing what is

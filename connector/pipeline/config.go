@@ -60,6 +60,14 @@ type Admitter interface {
 	Admit(state *codec.SessionState) bool
 }
 
+// TransactionObserver is implemented by an Admitter that needs to know when
+// the transaction holding the states it admitted has ended (aborted: it
+// certainly did not commit). sessionstate.TxnAdmitter uses it to hold a
+// session against newer non-transactional states until the commit.
+type TransactionObserver interface {
+	TransactionEnded(aborted bool)
+}
+
 // Config configures a Pipeline. Zero durations and counts take the defaults
 // named on each field.
 type Config struct {

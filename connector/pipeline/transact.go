@@ -42,6 +42,9 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 	endCtx, endCancel := context.WithTimeout(context.Background(), p.cfg.TransactionTimeout)
 	defer endCancel()
 	committed, err := s.End(endCtx, kgo.TransactionEndTry(commit))
+	if t, ok := p.cfg.Tracker.(TransactionObserver); ok {
+		t.TransactionEnded(err == nil && !committed)
+	}
 	switch {
 	case err != nil:
 		// The commit may have happened (franz-go issues 1052, 1207): the

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestPercentile(t *testing.T) {
+	ds := func(ms ...int) []time.Duration {
+		var out []time.Duration
+		for _, m := range ms {
+			out = append(out, time.Duration(m)*time.Millisecond)
+		}
+		return out
+	}
+	hundred := make([]int, 100)
+	for i := range hundred {
+		hundred[i] = 100 - i // unsorted on purpose
+	}
+	tests := []struct {
+		name string
+		in   []time.Duration
+		p    float64
+		want time.Duration
+	}{
+		{"empty", nil, 99, 0},
+		{"one sample", ds(7), 50, 7 * time.Millisecond},
+		{"p50 of 1..100", ds(hundred...), 50, 50 * time.Millisecond},
+		{"p99 of 1..100", ds(hundred...), 99, 99 * time.Millisecond},
+		{"p100 is the max", ds(hundred...), 100, 100 * time.Millisecond},
+		{"p0 is the min", ds(3, 1, 2), 0, 1 * time.Millisecond},
+		{"nearest rank rounds up", ds(1, 2, 3, 4), 60, 3 * time.Millisecond},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := slices.Clone(tc.in)
+			if got := percentile(tc.in, tc.p); got != tc.want {
+				t.Errorf("percentile(p%v) = %v, want %v", tc.p, got, tc.want)
+			}
+			if !slices.Equal(in, tc.in) {
+				t.Error("percentile reordered its input")
+			}
+		})
+	}
+}
+
+func TestParseStatusKB(t *testing.T) {
+	status := []byte("Name:\tbench\nVmPeak:\t  900000 kB\nVmHWM:\t  123456 kB\nVmRSS:\t  100000 kB\n")
+	tests := []struct {
+		name    string
+		field   string
+		want    int64
+		wantErr bool
+	}{
+		{"peak rss", "VmHWM", 123456 * 1024, false},
+		{"current rss", "VmRSS", 100000 * 1024, false},
+		{"missing", "VmSwap", 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseStatusKB(status, tc.field)
+			if (err != nil) != tc.wantErr || got != tc.want {
+				t.Errorf("parseStatusKB(%s) = %d, %v; want %d (error %v)", tc.field, got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseTagShare(t *testing.T) {
+	out := []byte(" part: Total 2.93s of 3.06s (95.75%)\n       2.65s (86.60%): connector\n       280ms ( 9.15%): sandbox\n" +
+		" phase: Total 1s of 3.06s (32.68%)\n          1s (32.68%): connector\n")
+	tests := []struct {
+		key, value string
+		want       float64
+		wantErr    bool
+	}{
+		{"part", "connector", 0.866, false},
+		{"part", "sandbox", 0.0915, false},
+		{"phase", "connector", 0.3268, false},
+		{"part", "bench-clients", 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.key+"="+tc.value, func(t *testing.T) {
+			got, err := parseTagShare(out, tc.key, tc.value)
+			if (err != nil) != tc.wantErr || round(got, 6) != tc.want {
+				t.Errorf("share = %v, %v; want %v (error %v)", got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestReportJSON pins the JSON shape other tools read: section and field names.
+func TestReportJSON(t *testing.T) {
+	rep := &Report{Signing: Signing{Goroutines: 2, Seconds: 3, PerSecond: 1000},
+		Throughput: Throughput{Commands: 5000, PerSecond: 800, CeilingFraction: 0.8},
+		Latency:    Latency{P99MS: 60}, SlowAPI: SlowAPI{PerSecond: 1200, PeakRSSMiB: 90},
+		Webhooks: Webhooks{PerSecond: 6000, P99MS: 20}}
+	rep.Targets = rep.targets()
+	path := filepath.Join(t.TempDir(), "sub", "bench.json")
+	if err := rep.write(path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	wantKeys := map[string][]string{
+		"signing":    {"goroutines", "seconds", "signs_per_s"},
+		"throughput": {"commands", "commands_per_s", "connector_cpu_ms_per_command", "connector_cpu_share", "fraction_of_signing_ceiling", "max_in_flight", "partitions", "process_cpu_ms_per_command", "process_cpu_s", "seconds"},
+		"latency":    {"added_max_ms", "added_p50_ms", "added_p99_ms", "commands", "rate_per_s", "sandbox_latency_ms"},
+		"slow_api":   {"commands", "commands_per_s", "heap_inuse_mib_at_end", "max_in_flight", "partitions", "peak_in_flight", "peak_rss_mib", "sandbox_latency_ms", "seconds"},
+		"webhooks":   {"accepted", "accepted_per_s", "p50_ms", "p99_ms", "seconds", "sent", "workers"},
+	}
+	for section, keys := range wantKeys {
+		m, _ := got[section].(map[string]any)
+		var have []string
+		for k := range m {
+			have = append(have, k)
+		}
+		slices.Sort(have)
+		if !reflect.DeepEqual(have, keys) {
+			t.Errorf("%s keys = %v, want %v", section, have, keys)
+		}
+	}
+	met := map[string]bool{}
+	for _, tg := range rep.Targets {
+		met[tg.Name] = tg.Met
+	}
+	want := map[string]bool{"end-to-end throughput": true, "slow API, 1 partition": true, "added latency p99 at half max": false,
+		"webhooks accepted": true, "webhook answer p99": true, "peak RSS, ~1000 in flight": true}
+	if !reflect.DeepEqual(met, want) {
+		t.Errorf("targets met = %v, want %v", met, want)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr bool
+	}{
+		{"defaults", nil, false},
+		{"scaled", []string{"-commands", "100", "-webhooks", "10", "-max-in-flight", "64"}, false},
+		{"zero commands", []string{"-commands", "0"}, true},
+		{"zero workers", []string{"-webhook-workers", "0"}, true},
+		{"unknown flag", []string{"-nope"}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseFlags(tc.args, discard{})
+			if (err != nil) != tc.wantErr {
+				t.Errorf("parseFlags(%v) error %v, want error %v", tc.args, err, tc.wantErr)
+			}
+		})
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// payoutCommand is the init_payout every command phase sends: a payout to
+// the sandbox's succeeding test card, below the confirmation threshold.
+const payoutCommand = `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":"4111111111111111",` +
+	`"expiration_month":"12","expiration_year":"29"}}},"amount":250000,"currency":"rub","customer":{"reference":"bench-%d"}}`
+
+// batch is a set of commands of one phase, keyed bench-<run>-<phase>-<i>.
+type batch struct {
+	keys    []string
+	records []*kgo.Record
+}
+
+func newBatch(topic, phase string, n, partitions int) *batch {
+	run := randomID()
+	b := &batch{keys: make([]string, n), records: make([]*kgo.Record, n)}
+	for i := range n {
+		b.keys[i] = fmt.Sprintf("bench-%s-%s-%d", run, phase, i)
+		b.records[i] = &kgo.Record{Topic: topic, Partition: int32(i % partitions), Key: []byte(b.keys[i]),
+			Value: []byte(fmt.Sprintf(payoutCommand, i))}
+	}
+	return b
+}
+
+// producer sends records asynchronously and remembers the first error.
+type producer struct {
+	cl  *kgo.Client
+	wg  sync.WaitGroup
+	mu  sync.Mutex
+	err error
+}
+
+func (p *producer) send(ctx context.Context, r *kgo.Record) {
+	p.wg.Add(1)
+	p.cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
+		defer p.wg.Done()
+		if err != nil {
+			p.mu.Lock()
+			if p.err == nil {
+				p.err = fmt.Errorf("produce: %w", err)
+			}
+			p.mu.Unlock()
+		}
+	})
+}
+
+func (p *producer) wait() error {
+	p.wg.Wait()
+	return p.err
+}
+
+// runBatch produces every record at once and waits for every result; it
+// returns when the first was produced and when the last result arrived.
+func (e *env) runBatch(ctx context.Context, b *batch) (start, last time.Time, err error) {
+	p := &producer{cl: e.producer}
+	start = time.Now()
+	for _, r := range b.records {
+		p.send(ctx, r)
+	}
+	if err := p.wait(); err != nil {
+		return start, start, err
+	}
+	arrived, err := e.results.wait(ctx, b.keys)
+	if err != nil {
+		return start, start, err
+	}
+	for _, t := range arrived {
+		if t.After(last) {
+			last = t
+		}
+	}
+	return start, last, nil
+}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/connector"
+	"github.com/paysession/paysession/integration/harness"
+	"github.com/paysession/paysession/internal/config"
+	"github.com/paysession/paysession/internal/paysim"
+)
+
+// env is everything a bench run drives: the broker, the sandbox, the
+// connector (running), a producer of commands and the results collector.
+// Goroutines of each part carry a pprof label part=broker-client|sandbox|
+// connector, so a CPU profile tells the connector's share of the process.
+type env struct {
+	dir        string
+	brokers    []string
+	broker     *harness.Broker // nil with KAFKA_BROKERS
+	admin      *kadm.Client
+	topics     []string
+	cfg        *config.Config
+	sandbox    *paysim.Server
+	sandboxSrv *http.Server
+	service    *rsa.PrivateKey // signs webhooks, as the service does
+	conn       *connector.Connector
+	stopConn   func() error
+	producer   *kgo.Client
+	results    *collector
+	hookURL    string
+}
+
+const hookPath = "/webhooks/paysession"
+
+func randomID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func startEnv(ctx context.Context, o options, log *slog.Logger) (e *env, err error) {
+	e = &env{}
+	defer func() {
+		if err != nil {
+			e.close()
+			e = nil
+		}
+	}()
+	if e.dir, err = os.MkdirTemp("", "paysession-bench-"); err != nil {
+		return e, err
+	}
+	if err := e.startBroker(ctx, log); err != nil {
+		return e, err
+	}
+	if err := e.startSandbox(ctx); err != nil {
+		return e, err
+	}
+	if err := e.startConnector(ctx, o, log); err != nil {
+		return e, err
+	}
+	pprof.Do(ctx, pprof.Labels("part", "bench-clients"), func(ctx context.Context) {
+		e.producer, err = kgo.NewClient(kgo.SeedBrokers(e.brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+			kgo.ProducerLinger(2*time.Millisecond), kgo.MaxBufferedRecords(1<<20))
+		if err == nil {
+			e.results, err = startCollector(ctx, e.brokers, e.cfg.Topics.CommandResults)
+		}
+	})
+	return e, err
+}
+
+func (e *env) startBroker(ctx context.Context, log *slog.Logger) error {
+	if b := os.Getenv(harness.BrokersEnv); b != "" {
+		e.brokers = strings.Split(b, ",")
+		log.Info("kafka: using KAFKA_BROKERS", "brokers", b)
+	} else {
+		log.Info("kafka: starting a local broker")
+		b, err := harness.StartBroker(ctx, harness.BrokerConfig{Dir: filepath.Join(e.dir, "kafka"), Logger: log})
+		if err != nil {
+			return fmt.Errorf("start broker: %w", err)
+		}
+		e.broker, e.brokers = b, []string{b.Addr()}
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.brokers...))
+	if err != nil {
+		return err
+	}
+	e.admin = kadm.NewClient(cl)
+	return nil
+}
+
+func (e *env) startSandbox(ctx context.Context) error {
+	partner, service, err := paysim.DevKeys(e.dir)
+	if err != nil {
+		return err
+	}
+	e.service = service
+	// No webhook URL: the sandbox would sign one webhook per operation in
+	// this very process and halve what the command phases measure; the
+	// webhook phase posts its own signed webhooks.
+	e.sandbox, err = paysim.New(paysim.Config{ServiceKey: service, Seed: 1,
+		Projects: []paysim.Project{paysim.DevProject("bench", &partner.PublicKey, "")}})
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	e.sandboxSrv = &http.Server{Handler: e.sandbox.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	pprof.Do(ctx, pprof.Labels("part", "sandbox"), func(context.Context) {
+		go func() { _ = e.sandboxSrv.Serve(l) }()
+	})
+	e.sandboxSrv.Addr = l.Addr().String()
+	return nil
+}
+
+// topicVars creates one fresh topic per topic variable (the command topic
+// of init_payout with the given partitions) and returns the variables.
+func (e *env) topicVars(ctx context.Context, partitions int) (map[string]string, error) {
+	prefix := "bench-" + randomID() + "-"
+	vars := map[string]string{}
+	for _, v := range config.Variables() {
+		if !strings.HasPrefix(v.Name, config.Prefix+"TOPIC_") {
+			continue
+		}
+		name := prefix + strings.ToLower(strings.TrimPrefix(v.Name, config.Prefix+"TOPIC_"))
+		p := int32(1)
+		if v.Name == config.Prefix+"TOPIC_INIT_PAYOUT" {
+			p = int32(partitions)
+		}
+		res, err := e.admin.CreateTopic(ctx, p, -1, nil, name)
+		if err == nil {
+			err = res.Err
+		}
+		if err != nil {
+			return nil, fmt.Errorf("create topic %s: %w", name, err)
+		}
+		e.topics = append(e.topics, name)
+		vars[v.Name] = name
+	}
+	return vars, nil
+}
+
+func (e *env) startConnector(ctx context.Context, o options, log *slog.Logger) error {
+	vars, err := e.topicVars(ctx, o.partitions)
+	if err != nil {
+		return err
+	}
+	webhookL, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	opsL, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return errors.Join(err, webhookL.Close())
+	}
+	id := randomID()
+	for k, v := range map[string]string{
+		"PAYSESSION_API_BASE_URL":                  "http://" + e.sandboxSrv.Addr,
+		"PAYSESSION_API_PROJECT":                   "bench",
+		"PAYSESSION_API_PRIVATE_KEY_FILE":          filepath.Join(e.dir, paysim.DevPartnerPrivate),
+		"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES":  filepath.Join(e.dir, paysim.DevServicePublic),
+		"PAYSESSION_KAFKA_BROKERS":                 strings.Join(e.brokers, ","),
+		"PAYSESSION_KAFKA_GROUP_ID":                "bench-" + id,
+		"PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX": "bench-" + id,
+		"PAYSESSION_WEBHOOK_PATH":                  hookPath,
+		"PAYSESSION_PIPELINE_MAX_IN_FLIGHT":        strconv.Itoa(o.maxInFlight),
+		"PAYSESSION_LOG_LEVEL":                     o.logLevel,
+		"PAYSESSION_LOG_FORMAT":                    "text",
+		"PAYSESSION_SHUTDOWN_GRACE":                "10s",
+	} {
+		vars[k] = v
+	}
+	if e.cfg, err = config.Load(ctx, envconfig.MapLookuper(vars)); err != nil {
+		return errors.Join(err, webhookL.Close(), opsL.Close())
+	}
+	e.hookURL = "http://" + webhookL.Addr().String() + hookPath
+	pprof.Do(ctx, pprof.Labels("part", "connector"), func(ctx context.Context) {
+		e.conn, err = connector.New(ctx, connector.Options{Config: e.cfg, Logger: e.cfg.Logger(os.Stderr),
+			InstanceID: "bench-" + id, WebhookListener: webhookL, OpsListener: opsL})
+		if err != nil {
+			return
+		}
+		runCtx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- e.conn.Run(runCtx) }()
+		e.stopConn = func() error { cancel(); return <-done }
+	})
+	if err != nil {
+		return errors.Join(err, webhookL.Close(), opsL.Close())
+	}
+	return nil
+}
+
+func (e *env) close() {
+	if e.stopConn != nil {
+		if err := e.stopConn(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: connector:", err)
+		}
+	}
+	if e.results != nil {
+		e.results.close()
+	}
+	if e.producer != nil {
+		e.producer.Close()
+	}
+	if e.sandboxSrv != nil {
+		_ = e.sandboxSrv.Close()
+	}
+	if e.sandbox != nil {
+		_ = e.sandbox.Close()
+	}
+	if e.admin != nil {
+		if len(e.topics) > 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, _ = e.admin.DeleteTopics(ctx, e.topics...)
+			cancel()
+		}
+		e.admin.Close()
+	}
+	if e.broker != nil {
+		_ = e.broker.Stop()
+	}
+	if e.dir != "" {
+		_ = os.RemoveAll(e.dir)
+	}
+}

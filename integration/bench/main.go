@@ -1,0 +1,107 @@
+// Command bench measures the connector end to end on the real broker: the
+// machine's RSA-2048 signing rate (the ceiling: every API call is signed),
+// commands/s and CPU per command, added latency at half of the maximum rate,
+// throughput against a slow API on one partition with peak RSS, and webhooks/s
+// at the webhook endpoint. It prints a table and writes the figures as JSON.
+//
+// It sits beside the data path like integration/harness: it starts a Kafka
+// broker (or uses KAFKA_BROKERS), the sandbox (internal/paysim) on loopback and
+// the whole connector in-process (connector.New, configured through
+// config.Load like cmd/connector), and drives it with plain franz-go clients.
+//
+//	go run ./integration/bench -out .cache/bench.json
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the command-line flags.
+type options struct {
+	out            string
+	profileDir     string
+	signFor        time.Duration
+	commands       int
+	partitions     int
+	latencyFor     time.Duration
+	slowCommands   int
+	slowLatency    time.Duration
+	maxInFlight    int
+	webhooks       int
+	webhookWorkers int
+	timeout        time.Duration
+	logLevel       string
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.out, "out", ".cache/bench.json", "write the figures as JSON here")
+	fs.StringVar(&o.profileDir, "profile-dir", ".cache", "CPU profiles of the phases go here (bench-<phase>.pprof)")
+	fs.DurationVar(&o.signFor, "sign-for", 3*time.Second, "how long to measure the signing rate")
+	fs.IntVar(&o.commands, "commands", 5000, "init_payout commands of the throughput phase")
+	fs.IntVar(&o.partitions, "partitions", 6, "partitions of the command topic")
+	fs.DurationVar(&o.latencyFor, "latency-for", 10*time.Second, "how long to produce at half the maximum rate")
+	fs.IntVar(&o.slowCommands, "slow-commands", 5000, "commands of the slow-API phase (one partition)")
+	fs.DurationVar(&o.slowLatency, "slow-latency", 200*time.Millisecond, "sandbox latency of the slow-API phase")
+	fs.IntVar(&o.maxInFlight, "max-in-flight", 1024, "PAYSESSION_PIPELINE_MAX_IN_FLIGHT of the connector")
+	fs.IntVar(&o.webhooks, "webhooks", 10000, "webhooks posted in the webhook phase")
+	fs.IntVar(&o.webhookWorkers, "webhook-workers", 64, "goroutines posting webhooks")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long")
+	fs.StringVar(&o.logLevel, "log-level", "warn", "connector log level (to stderr)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	return o, o.validate()
+}
+
+func (o options) validate() error {
+	switch {
+	case o.commands < 1, o.slowCommands < 1, o.webhooks < 1:
+		return fmt.Errorf("-commands, -slow-commands and -webhooks must be at least 1")
+	case o.partitions < 1, o.webhookWorkers < 1, o.maxInFlight < 1:
+		return fmt.Errorf("-partitions, -webhook-workers and -max-in-flight must be at least 1")
+	}
+	return nil
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "bench:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	rep, err := measure(ctx, o, log)
+	if rep != nil {
+		rep.print(stdout)
+		printMissedProfiles(stdout, rep)
+		if werr := rep.write(o.out); werr != nil {
+			fmt.Fprintln(stderr, "bench:", werr)
+			return 1
+		}
+		fmt.Fprintf(stdout, "\nJSON written to %s\n", o.out)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "bench:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// profile is a CPU profile of one phase, written to <dir>/bench-<phase>.pprof.
+type profile struct {
+	path string
+	f    *os.File
+}
+
+func startProfile(dir, phase string) (*profile, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "bench-"+phase+".pprof")
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return &profile{path: path, f: f}, nil
+}
+
+// stop ends the profile and returns its path.
+func (p *profile) stop() string {
+	pprof.StopCPUProfile()
+	p.f.Close()
+	return p.path
+}
+
+// profileTop returns `go tool pprof -top` of a profile, 10 nodes.
+func profileTop(path string) (string, error) {
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=10", path).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go tool pprof: %w: %s", err, out)
+	}
+	return string(out), nil
+}
+
+// labelShare is the share of a profile's CPU samples whose label key has
+// value, read from `go tool pprof -tags`.
+func labelShare(path, key, value string) (float64, error) {
+	out, err := exec.Command("go", "tool", "pprof", "-tags", path).CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("go tool pprof -tags: %w: %s", err, out)
+	}
+	return parseTagShare(out, key, value)
+}
+
+// tagLine is a value line of `go tool pprof -tags`: "  1.20s (45.00%): connector".
+var tagLine = regexp.MustCompile(`^\s+\S+\s+\(\s*([0-9.]+)%\):\s+(.*)$`)
+
+// tagKeyLine starts a label key's block: " part: Total 2.93s of 3.06s (95.75%)".
+var tagKeyLine = regexp.MustCompile(`^\s*(\S+): Total `)
+
+// parseTagShare finds value under "key: Total ..." in pprof -tags output.
+func parseTagShare(out []byte, key, value string) (float64, error) {
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	in := false
+	for sc.Scan() {
+		line := sc.Text()
+		if m := tagKeyLine.FindStringSubmatch(line); m != nil {
+			in = m[1] == key
+			continue
+		}
+		if m := tagLine.FindStringSubmatch(line); in && m != nil && strings.TrimSpace(m[2]) == value {
+			pct, err := strconv.ParseFloat(m[1], 64)
+			return pct / 100, err
+		}
+	}
+	return 0, fmt.Errorf("label %s=%s not in profile", key, value)
+}
+
+// gaugeValue is the sum of a gauge's series in reg (0 when absent).
+func gaugeValue(reg prometheus.Gatherer, name string) float64 {
+	mfs, err := reg.Gather()
+	if err != nil {
+		return 0
+	}
+	var v float64
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			v += m.GetGauge().GetValue()
+		}
+	}
+	return v
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+)
+
+// Report is what a bench run measured; it is written as JSON.
+type Report struct {
+	StartedAt  string     `json:"started_at"`
+	GoVersion  string     `json:"go_version"`
+	CPUs       int        `json:"cpus"`
+	Broker     string     `json:"broker"` // "local" (started here) or "external" (KAFKA_BROKERS)
+	Signing    Signing    `json:"signing"`
+	Throughput Throughput `json:"throughput"`
+	Latency    Latency    `json:"latency"`
+	SlowAPI    SlowAPI    `json:"slow_api"`
+	Webhooks   Webhooks   `json:"webhooks"`
+	Targets    []Target   `json:"targets"`
+	Notes      []string   `json:"notes,omitempty"`
+}
+
+// Signing is the machine's RSA-2048 PKCS#1 v1.5 signing rate with
+// internal/signing: the ceiling of commands/s (one signature per API call).
+type Signing struct {
+	Goroutines int     `json:"goroutines"`
+	Seconds    float64 `json:"seconds"`
+	PerSecond  float64 `json:"signs_per_s"`
+}
+
+// Throughput is the end-to-end phase: N commands produced at once, timed
+// until every result is readable with read_committed.
+type Throughput struct {
+	Commands         int     `json:"commands"`
+	Partitions       int     `json:"partitions"`
+	MaxInFlight      int     `json:"max_in_flight"`
+	Seconds          float64 `json:"seconds"`
+	PerSecond        float64 `json:"commands_per_s"`
+	CeilingFraction  float64 `json:"fraction_of_signing_ceiling"`
+	ProcessCPU       float64 `json:"process_cpu_s"`
+	ProcessCPUPerCmd float64 `json:"process_cpu_ms_per_command"`
+	// ConnectorShare is the connector's share of the process's CPU samples
+	// (pprof label part=connector); the rest is the sandbox and the bench's clients.
+	ConnectorShare     float64 `json:"connector_cpu_share"`
+	ConnectorCPUPerCmd float64 `json:"connector_cpu_ms_per_command"`
+	Profile            string  `json:"profile,omitempty"`
+}
+
+// Latency is the steady-rate phase at half the measured maximum.
+type Latency struct {
+	RatePerSecond    float64 `json:"rate_per_s"`
+	Commands         int     `json:"commands"`
+	SandboxLatencyMS float64 `json:"sandbox_latency_ms"`
+	P50MS            float64 `json:"added_p50_ms"`
+	P99MS            float64 `json:"added_p99_ms"`
+	MaxMS            float64 `json:"added_max_ms"`
+	Profile          string  `json:"profile,omitempty"`
+}
+
+// SlowAPI is the phase with sandbox latency on one partition.
+type SlowAPI struct {
+	SandboxLatencyMS float64 `json:"sandbox_latency_ms"`
+	Partitions       int     `json:"partitions"`
+	MaxInFlight      int     `json:"max_in_flight"`
+	Commands         int     `json:"commands"`
+	Seconds          float64 `json:"seconds"`
+	PerSecond        float64 `json:"commands_per_s"`
+	PeakInFlight     float64 `json:"peak_in_flight"`
+	PeakRSSMiB       float64 `json:"peak_rss_mib"`
+	HeapInUseMiB     float64 `json:"heap_inuse_mib_at_end"`
+	Profile          string  `json:"profile,omitempty"`
+}
+
+// Webhooks is the webhook-endpoint phase.
+type Webhooks struct {
+	Workers   int     `json:"workers"`
+	Sent      int     `json:"sent"`
+	Accepted  int     `json:"accepted"`
+	Seconds   float64 `json:"seconds"`
+	PerSecond float64 `json:"accepted_per_s"`
+	P50MS     float64 `json:"p50_ms"`
+	P99MS     float64 `json:"p99_ms"`
+	Profile   string  `json:"profile,omitempty"`
+}
+
+// Target is one goal of the issue and whether this run reached it.
+type Target struct {
+	Name     string  `json:"name"`
+	Goal     string  `json:"goal"`
+	Measured float64 `json:"measured"`
+	Unit     string  `json:"unit"`
+	Met      bool    `json:"met"`
+}
+
+// targets judges the figures against the issue's goals.
+func (r *Report) targets() []Target {
+	return []Target{
+		{"end-to-end throughput", ">= 0.70 of signing ceiling", r.Throughput.CeilingFraction, "fraction", r.Throughput.CeilingFraction >= 0.70},
+		{"slow API, 1 partition", ">= 1000 commands/s", r.SlowAPI.PerSecond, "commands/s", r.SlowAPI.PerSecond >= 1000},
+		{"added latency p99 at half max", "<= 50 ms", r.Latency.P99MS, "ms", r.Latency.P99MS > 0 && r.Latency.P99MS <= 50},
+		{"webhooks accepted", ">= 5000 /s", r.Webhooks.PerSecond, "webhooks/s", r.Webhooks.PerSecond >= 5000},
+		{"webhook answer p99", "<= 50 ms", r.Webhooks.P99MS, "ms", r.Webhooks.P99MS > 0 && r.Webhooks.P99MS <= 50},
+		{"peak RSS, ~1000 in flight", "<= 150 MiB", r.SlowAPI.PeakRSSMiB, "MiB", r.SlowAPI.PeakRSSMiB > 0 && r.SlowAPI.PeakRSSMiB <= 150},
+	}
+}
+
+func (r *Report) print(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "\nmeasure\tvalue\n")
+	row := func(name, format string, v ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{name}, v...)...) }
+	row("RSA-2048 signs/s", "%.0f (%d goroutines, %.1fs)", r.Signing.PerSecond, r.Signing.Goroutines, r.Signing.Seconds)
+	t := r.Throughput
+	row("end-to-end commands/s", "%.0f (%d commands, %d partitions, in-flight %d, %.2fs)", t.PerSecond, t.Commands, t.Partitions, t.MaxInFlight, t.Seconds)
+	row("  fraction of signing ceiling", "%.2f", t.CeilingFraction)
+	row("  process CPU ms/command", "%.3f (connector share %.0f%%)", t.ProcessCPUPerCmd, 100*t.ConnectorShare)
+	row("  connector CPU ms/command", "%.3f", t.ConnectorCPUPerCmd)
+	l := r.Latency
+	row("added latency at half max", "p50 %.1f ms, p99 %.1f ms, max %.1f ms (%.0f/s, %d commands)", l.P50MS, l.P99MS, l.MaxMS, l.RatePerSecond, l.Commands)
+	s := r.SlowAPI
+	row("slow API commands/s", "%.0f (latency %.0f ms, %d partition, in-flight %d, peak in flight %.0f)", s.PerSecond, s.SandboxLatencyMS, s.Partitions, s.MaxInFlight, s.PeakInFlight)
+	row("  peak RSS (process)", "%.1f MiB (heap in use at end %.1f MiB)", s.PeakRSSMiB, s.HeapInUseMiB)
+	h := r.Webhooks
+	row("webhooks accepted/s", "%.0f (%d/%d accepted, %d workers)", h.PerSecond, h.Accepted, h.Sent, h.Workers)
+	row("  webhook answer", "p50 %.1f ms, p99 %.1f ms", h.P50MS, h.P99MS)
+	fmt.Fprintf(tw, "\ntarget\tgoal\tmeasured\tmet\n")
+	for _, g := range r.Targets {
+		fmt.Fprintf(tw, "%s\t%s\t%.2f %s\t%v\n", g.Name, g.Goal, g.Measured, g.Unit, g.Met)
+	}
+	_ = tw.Flush()
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+}
+
+func (r *Report) write(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

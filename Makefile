@@ -98,8 +98,8 @@ fuzz-short: ## every Fuzz* target for FUZZTIME_SHORT (5s) each
 fuzz: ## every Fuzz* target for FUZZTIME (60s) each
 	@$(call fuzz_all,$(FUZZTIME))
 
-bench: ## benchmarks (placeholder until the benchmark harness lands)
-	$(GO) test -run='^$$' -bench=. $(GO_PACKAGES)
+bench: ## end-to-end benchmark (broker, sandbox, connector): table + .cache/bench.json; BENCH_FLAGS=-h lists knobs
+	$(GO) run ./integration/bench -out .cache/bench.json $(BENCH_FLAGS)
 
 demo: ## the whole system in one process: in-process Kafka, sandbox, connector, sample producer
 	$(GO) run ./cmd/connector demo

@@ -72,7 +72,24 @@
 // open batch ShutdownGrace to finish, parks what is left, commits, leaves the
 // group and returns. No result is committed for work not done.
 //
-// Redrive re-publishes dead-letter records to their source topics with the
-// original key, value and headers, and the original record time in the
-// paysession-record-time header, which the key-lifetime guard honours.
+// Dead letters. An undecodable or invalid command gets an invalid result and
+// a record on the dead-letter topic with its origin (topic, partition,
+// offset, key, headers, record time) and the error, but never with card
+// data: the value is a protected copy. Card numbers (Luhn-valid runs of 12–19
+// digits, grouped or not, in JSON strings and numbers or Avro strings) keep
+// bin and last4 only and security codes become "***" (JSON is edited in
+// place, Avro re-encoded with its writer schema); a value that cannot be read
+// reliably (undecodable Avro, unknown binary) is withheld (empty). The
+// paysession-dlq-value header says which: original, masked or withheld.
+//
+// Redrive re-publishes dead letters to their source topics. It reads each
+// original record back from its source topic, partition and offset (a direct
+// read_committed consume of that offset, the key verified) and re-publishes
+// its key, value and headers with the original record time in the
+// paysession-record-time header, which the key-lifetime guard honours. When
+// the source record is gone (retention) the dead letter's own bytes are used
+// only if they are the original; otherwise the dead letter is skipped, logged
+// and named (topic/partition/offset) in the returned *RedriveError. Each
+// batch of dead letters is one transaction with the redrive group's offsets,
+// so every dead letter is handled once.
 package pipeline

@@ -40,6 +40,12 @@ const (
 	HeaderError      = "paysession-error"
 	HeaderErrorField = "paysession-error-field"
 	HeaderErrorCode  = "paysession-error-code"
+	// HeaderDeadLetterValue says what a dead letter's original_value holds:
+	// "original" (the command's bytes), "masked" (card numbers keep bin and
+	// last4, security codes are "***"; masked header values count too) or
+	// "withheld" (empty: the value could not be read reliably). Redrive reads
+	// the original bytes from the source record.
+	HeaderDeadLetterValue = "paysession-dlq-value"
 )
 
 // isPipelineHeader reports whether a header is one the pipeline owns (and so
@@ -48,7 +54,7 @@ func isPipelineHeader(k string) bool {
 	switch k {
 	case HeaderRecordTime, HeaderKey, HeaderKind, HeaderSourceTopic, HeaderSourcePartition,
 		HeaderSourceOffset, HeaderAttempts, HeaderNextAttempt, HeaderFirstAttempt, HeaderSent,
-		HeaderError, HeaderErrorField, HeaderErrorCode, HeaderLane:
+		HeaderError, HeaderErrorField, HeaderErrorCode, HeaderLane, HeaderDeadLetterValue:
 		return true
 	}
 	return false

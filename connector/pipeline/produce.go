@@ -42,12 +42,13 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 	}
 	recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.Results, Key: []byte(out.in.key), Value: res})
 	if out.verdict.Status == codec.StatusInvalid {
-		dl, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.DeadLetter, deadLetterOf(out, now))
+		l := p.protect(ctx, out.in.rec)
+		dl, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.DeadLetter, deadLetterOf(out, l, now))
 		if err != nil {
 			return nil, fmt.Errorf("encode dead letter: %w", err)
 		}
 		recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.DeadLetter, Key: out.in.rec.Key, Value: dl,
-			Headers: deadLetterHeaders(out)})
+			Headers: deadLetterHeaders(out, l.protection)})
 	}
 	for _, l := range sessionStates(out) {
 		st := p.cfg.States(l.session, string(l.source), now, p.cfg.APIVersion)

@@ -11,8 +11,8 @@ import (
 )
 
 // This file maps outcomes (the API model and the pipeline's decisions) to
-// the Kafka model: command-result, session-state, dead-letter and retry
-// records. resultOf, deadLetterOf and retryRecord are pure.
+// the Kafka model: command-result, session-state and retry records (dead
+// letters: deadletter.go). resultOf and retryRecord are pure.
 
 // resultOf builds the command-result of a finished command.
 func resultOf(out *outcome, now time.Time, apiVersion int) *codec.CommandResult {
@@ -41,40 +41,6 @@ func resultOf(out *outcome, now time.Time, apiVersion int) *codec.CommandResult 
 		r.APIVersion = &v
 	}
 	return r
-}
-
-// deadLetterOf builds the dead-letter record of an invalid command.
-func deadLetterOf(out *outcome, now time.Time) *codec.DeadLetter {
-	in := out.in
-	d := &codec.DeadLetter{
-		OriginalTopic:     in.src.Topic,
-		OriginalPartition: in.src.Partition,
-		OriginalOffset:    in.src.Offset,
-		OriginalKey:       []byte(in.key),
-		OriginalValue:     in.rec.Value,
-		OriginalTimestamp: optionalTime(in.recordTime),
-		Error:             codec.Scrub(out.verdict.Description),
-		ErrorField:        optional(out.verdict.Field),
-		FailedAt:          now.UTC(),
-	}
-	for _, h := range foreignHeaders(in.rec) {
-		d.OriginalHeaders = append(d.OriginalHeaders, codec.Header{Key: h.Key, Value: h.Value})
-	}
-	return d
-}
-
-// deadLetterHeaders are the error headers on a dead-letter record.
-func deadLetterHeaders(out *outcome) []kgo.RecordHeader {
-	hs := []kgo.RecordHeader{
-		hdr(HeaderErrorCode, out.verdict.Code),
-		hdr(HeaderError, codec.Scrub(out.verdict.Description)),
-		hdr(HeaderKind, out.in.kind),
-		hdrInt(HeaderRecordTime, out.in.recordTime.UnixMilli()),
-	}
-	if out.verdict.Field != "" {
-		hs = append(hs, hdr(HeaderErrorField, out.verdict.Field))
-	}
-	return hs
 }
 
 // retryRecord builds the record that parks a command in the retry topic. It

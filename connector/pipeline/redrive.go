@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -30,8 +31,10 @@ type RedriveConfig struct {
 	Decode func(value []byte) (*codec.DeadLetter, error)
 	// Match selects the records to redrive; others are passed over (and not
 	// offered again). Default: all.
-	Match  func(*codec.DeadLetter) bool
-	Logger *slog.Logger
+	Match func(*codec.DeadLetter) bool
+	// SourceTimeout bounds the read of one source record (default 10s).
+	SourceTimeout time.Duration
+	Logger        *slog.Logger
 }
 
 func (c *RedriveConfig) defaults() {
@@ -46,6 +49,9 @@ func (c *RedriveConfig) defaults() {
 	}
 	if c.Match == nil {
 		c.Match = func(*codec.DeadLetter) bool { return true }
+	}
+	if c.SourceTimeout <= 0 {
+		c.SourceTimeout = 10 * time.Second
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -64,18 +70,30 @@ func (c RedriveConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Redrive re-publishes dead-letter records to their source topics, keeping
-// the original key, value and headers and adding HeaderRecordTime with the
-// original record time, so the key-lifetime guard still counts from when the
-// command was first written. It processes the records present when it
-// starts, each once (the group's offsets and the re-published records commit
-// in one transaction), and returns how many it re-published.
+// Redrive re-publishes dead-letter records to their source topics. Dead
+// letters hold a protected copy of the command (card data masked), so each
+// original record is read back from its source topic, partition and offset
+// (read_committed) and re-published with its key, value and headers, plus
+// HeaderRecordTime with the original record time, so the key-lifetime guard
+// still counts from when the command was first written. A source record that
+// is gone (retention) is replaced by the dead letter's own bytes only when
+// HeaderDeadLetterValue says they are the original; otherwise the dead letter
+// is skipped. Redrive processes the records present when it starts, each once
+// (the group's offsets and the re-published records commit in one
+// transaction per batch), and returns how many it re-published; skipped dead
+// letters are logged and listed in a *RedriveError at the end.
 func Redrive(ctx context.Context, cfg RedriveConfig) (int, error) {
 	cfg.defaults()
 	if err := cfg.Validate(); err != nil {
 		return 0, fmt.Errorf("redrive config: %w", err)
 	}
-	ends, err := endOffsets(ctx, cfg)
+	admin, err := kgo.NewClient(cfg.Kafka...)
+	if err != nil {
+		return 0, fmt.Errorf("redrive admin client: %w", err)
+	}
+	defer admin.Close()
+	adm := kadm.NewClient(admin)
+	ends, err := endOffsets(ctx, adm, cfg.DeadLetter)
 	if err != nil {
 		return 0, err
 	}
@@ -89,7 +107,7 @@ func Redrive(ctx context.Context, cfg RedriveConfig) (int, error) {
 		return 0, fmt.Errorf("redrive session: %w", err)
 	}
 	defer s.Close()
-	n := 0
+	n, skipped := 0, &RedriveError{}
 	for !reached(s, ends) {
 		pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		recs := s.PollRecords(pctx, 500).Records()
@@ -103,30 +121,40 @@ func Redrive(ctx context.Context, cfg RedriveConfig) (int, error) {
 			}
 			continue
 		}
-		m, err := redriveBatch(ctx, s, cfg, recs)
+		src := newSourceReader(cfg.Kafka, adm, cfg.SourceTimeout)
+		m, err := redriveBatch(ctx, s, cfg, src, recs, skipped)
 		if err != nil {
 			return n, err
 		}
 		n += m
 	}
+	if len(skipped.Skipped) > 0 {
+		return n, skipped
+	}
 	return n, nil
 }
 
-// redriveBatch re-publishes one polled batch in one transaction.
-func redriveBatch(ctx context.Context, s *kgo.GroupTransactSession, cfg RedriveConfig, recs []*kgo.Record) (int, error) {
+// redriveBatch re-publishes one polled batch in one transaction. The source
+// records are read first, so the transaction spans only the produce. Dead
+// letters that cannot be redriven are added to skipped; their offsets commit
+// with the batch (running again cannot help them).
+func redriveBatch(ctx context.Context, s *kgo.GroupTransactSession, cfg RedriveConfig, src *sourceReader,
+	recs []*kgo.Record, skipped *RedriveError) (int, error) {
+	var out []*kgo.Record
+	var skips []SkippedDeadLetter
+	for _, r := range recs {
+		rec, skip, err := resolveDeadLetter(ctx, cfg, src, r)
+		switch {
+		case err != nil:
+			return 0, err
+		case skip != nil:
+			skips = append(skips, *skip)
+		case rec != nil:
+			out = append(out, rec)
+		}
+	}
 	if err := s.Begin(); err != nil {
 		return 0, fmt.Errorf("begin redrive transaction: %w", err)
-	}
-	var out []*kgo.Record
-	for _, r := range recs {
-		dl, err := cfg.Decode(r.Value)
-		if err != nil {
-			cfg.Logger.Warn("undecodable dead letter passed over", slog.Int64("offset", r.Offset), slog.Any("error", err))
-			continue
-		}
-		if cfg.Match(dl) {
-			out = append(out, redriveRecord(dl))
-		}
 	}
 	err := s.ProduceSync(ctx, out...).FirstErr()
 	committed, endErr := s.End(context.WithoutCancel(ctx), kgo.TransactionEndTry(err == nil))
@@ -138,10 +166,58 @@ func redriveBatch(ctx context.Context, s *kgo.GroupTransactSession, cfg RedriveC
 	case !committed:
 		return 0, errors.New("redrive transaction aborted (rebalance); run again")
 	}
+	skipped.Skipped = append(skipped.Skipped, skips...)
 	return len(out), nil
 }
 
-// redriveRecord rebuilds a command record from its dead letter.
+// resolveDeadLetter returns the record that redrives one dead letter, or why
+// it is skipped, or nil for a letter passed over (undecodable, not matched).
+// An error is transient (the source could not be read): the batch stops.
+func resolveDeadLetter(ctx context.Context, cfg RedriveConfig, src *sourceReader, r *kgo.Record) (*kgo.Record, *SkippedDeadLetter, error) {
+	dl, err := cfg.Decode(r.Value)
+	if err != nil {
+		cfg.Logger.Warn("undecodable dead letter passed over", slog.Int64("offset", r.Offset), slog.Any("error", err))
+		return nil, nil, nil
+	}
+	if !cfg.Match(dl) {
+		return nil, nil, nil
+	}
+	at := slog.Group("source", slog.String("topic", dl.OriginalTopic),
+		slog.Int("partition", int(dl.OriginalPartition)), slog.Int64("offset", dl.OriginalOffset))
+	orig, err := src.read(ctx, dl)
+	if err == nil {
+		return redriveFromSource(dl, orig), nil, nil
+	}
+	if !errors.Is(err, errSourceUnavailable) {
+		return nil, nil, fmt.Errorf("read source of dead letter %s/%d/%d: %w",
+			dl.OriginalTopic, dl.OriginalPartition, dl.OriginalOffset, err)
+	}
+	protection := deadLetterProtection(r)
+	if protection == codec.ValueOriginal {
+		cfg.Logger.Info("source record unavailable; redriving the dead letter's original bytes", at, slog.Any("reason", err))
+		return redriveRecord(dl), nil, nil
+	}
+	skip := &SkippedDeadLetter{Topic: dl.OriginalTopic, Partition: dl.OriginalPartition, Offset: dl.OriginalOffset,
+		Reason: fmt.Sprintf("%v, and the dead letter's value is %s", err, protection)}
+	cfg.Logger.Error("dead letter not redriven", at, slog.String("reason", skip.Reason))
+	return nil, skip, nil
+}
+
+// redriveFromSource rebuilds a command record from its source record: the
+// original key, value and headers (minus the pipeline's own) and the
+// original record time.
+func redriveFromSource(dl *codec.DeadLetter, src *kgo.Record) *kgo.Record {
+	r := &kgo.Record{Topic: dl.OriginalTopic, Key: src.Key, Value: src.Value, Headers: foreignHeaders(src)}
+	at := newInbound(src, "", false).recordTime
+	if dl.OriginalTimestamp != nil {
+		at = *dl.OriginalTimestamp
+	}
+	r.Headers = append(r.Headers, hdrInt(HeaderRecordTime, at.UnixMilli()))
+	return r
+}
+
+// redriveRecord rebuilds a command record from a dead letter that holds the
+// original bytes.
 func redriveRecord(dl *codec.DeadLetter) *kgo.Record {
 	r := &kgo.Record{Topic: dl.OriginalTopic, Key: dl.OriginalKey, Value: dl.OriginalValue}
 	for _, h := range dl.OriginalHeaders {
@@ -156,13 +232,8 @@ func redriveRecord(dl *codec.DeadLetter) *kgo.Record {
 }
 
 // endOffsets returns the dead-letter topic's end offsets at the start.
-func endOffsets(ctx context.Context, cfg RedriveConfig) (kadm.ListedOffsets, error) {
-	cl, err := kgo.NewClient(cfg.Kafka...)
-	if err != nil {
-		return nil, fmt.Errorf("redrive admin client: %w", err)
-	}
-	defer cl.Close()
-	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, cfg.DeadLetter)
+func endOffsets(ctx context.Context, adm *kadm.Client, topic string) (kadm.ListedOffsets, error) {
+	ends, err := adm.ListEndOffsets(ctx, topic)
 	if err != nil {
 		return nil, fmt.Errorf("list dead-letter end offsets: %w", err)
 	}
@@ -179,4 +250,30 @@ func reached(s *kgo.GroupTransactSession, ends kadm.ListedOffsets) bool {
 		}
 	})
 	return done
+}
+
+// SkippedDeadLetter names a dead letter Redrive could not re-publish.
+type SkippedDeadLetter struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	Reason    string
+}
+
+// RedriveError lists the dead letters Redrive skipped: their source record
+// is gone and the dead letter holds only a masked or withheld value.
+type RedriveError struct {
+	Skipped []SkippedDeadLetter
+}
+
+func (e *RedriveError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d dead letters not redriven:", len(e.Skipped))
+	for i, s := range e.Skipped {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		fmt.Fprintf(&b, " %s/%d/%d (%s)", s.Topic, s.Partition, s.Offset, s.Reason)
+	}
+	return b.String()
 }

@@ -1,0 +1,101 @@
+package pipeline
+
+import (
+	"context"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/logging"
+)
+
+// Dead letters. An invalid command goes to the dead-letter topic with its
+// origin (topic, partition, offset, key, headers, record time) and the error,
+// but never with card data: its value is a protected copy (card numbers keep
+// bin and last4, security codes become "***", an unreadable value is left
+// out) and HeaderDeadLetterValue says which. Redrive reads the original bytes
+// back from the source record.
+
+// valueProtector masks card data in a command value; *codec.Decoder
+// implements it (with the registry, so Confluent Avro values can be masked).
+type valueProtector interface {
+	ProtectValue(ctx context.Context, value []byte) ([]byte, codec.ValueProtection)
+}
+
+// protectedLetter is what a dead letter may carry of its command record.
+type protectedLetter struct {
+	value      []byte
+	headers    []kgo.RecordHeader
+	protection codec.ValueProtection
+}
+
+// protect returns the protected copy of a dead-lettered record's value and
+// headers. Header values are masked as text; a masked header makes an
+// otherwise original value "masked", since the letter then differs from the
+// source record.
+func (p *Pipeline) protect(ctx context.Context, r *kgo.Record) protectedLetter {
+	var l protectedLetter
+	if vp, ok := p.cfg.Decoder.(valueProtector); ok {
+		l.value, l.protection = vp.ProtectValue(ctx, r.Value)
+	} else {
+		l.value, l.protection = codec.ProtectValue(r.Value)
+	}
+	for _, h := range foreignHeaders(r) {
+		if m := logging.RedactString(string(h.Value)); m != string(h.Value) {
+			h.Value = []byte(m)
+			if l.protection == codec.ValueOriginal {
+				l.protection = codec.ValueMasked
+			}
+		}
+		l.headers = append(l.headers, h)
+	}
+	return l
+}
+
+// deadLetterOf builds the dead-letter record of an invalid command from its
+// protected value and headers.
+func deadLetterOf(out *outcome, l protectedLetter, now time.Time) *codec.DeadLetter {
+	in := out.in
+	d := &codec.DeadLetter{
+		OriginalTopic:     in.src.Topic,
+		OriginalPartition: in.src.Partition,
+		OriginalOffset:    in.src.Offset,
+		OriginalKey:       []byte(in.key),
+		OriginalValue:     l.value,
+		OriginalTimestamp: optionalTime(in.recordTime),
+		Error:             codec.Scrub(out.verdict.Description),
+		ErrorField:        optional(out.verdict.Field),
+		FailedAt:          now.UTC(),
+	}
+	for _, h := range l.headers {
+		d.OriginalHeaders = append(d.OriginalHeaders, codec.Header{Key: h.Key, Value: h.Value})
+	}
+	return d
+}
+
+// deadLetterHeaders are the error and protection headers on a dead-letter
+// record.
+func deadLetterHeaders(out *outcome, protection codec.ValueProtection) []kgo.RecordHeader {
+	hs := []kgo.RecordHeader{
+		hdr(HeaderErrorCode, out.verdict.Code),
+		hdr(HeaderError, codec.Scrub(out.verdict.Description)),
+		hdr(HeaderKind, out.in.kind),
+		hdrInt(HeaderRecordTime, out.in.recordTime.UnixMilli()),
+		hdr(HeaderDeadLetterValue, string(protection)),
+	}
+	if out.verdict.Field != "" {
+		hs = append(hs, hdr(HeaderErrorField, out.verdict.Field))
+	}
+	return hs
+}
+
+// deadLetterProtection reads HeaderDeadLetterValue of a dead-letter record.
+// Letters written before values were protected have no header and carry the
+// original bytes.
+func deadLetterProtection(r *kgo.Record) codec.ValueProtection {
+	if v, ok := header(r, HeaderDeadLetterValue); ok {
+		return codec.ValueProtection(v)
+	}
+	return codec.ValueOriginal
+}

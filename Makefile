@@ -21,6 +21,10 @@ FUZZTIME            ?= 60s
 FUZZTIME_SHORT      ?= 5s
 INTEGRATION_PACKAGES ?= ./integration/...
 STATICCHECK_VERSION := v0.8.2
+# staticcheck's default checks, less ST1005 (our errors start with the field or variable they name,
+# e.g. "BaseURL: required") and S1016 (wire and domain types are kept apart on purpose: an explicit
+# literal keeps compiling when one side gains a field).
+STATICCHECK_CHECKS  := all,-ST1000,-ST1003,-ST1016,-ST1020,-ST1021,-ST1022,-ST1005,-S1016
 KAFKAD              := $(GO) run ./integration/harness/kafkad
 
 # with_kafka runs the rest of a recipe line with KAFKA_BROKERS set: the caller's cluster when given,
@@ -107,7 +111,7 @@ demo: ## the whole system in one process: in-process Kafka, sandbox, connector, 
 lint: ## gofmt, go vet and staticcheck (pinned)
 	@$(gofmt_check)
 	$(GO) vet $(GO_PACKAGES)
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(GO_PACKAGES)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -checks '$(STATICCHECK_CHECKS)' $(GO_PACKAGES)
 
 kafka-up: ## start the local broker detached (fetches the jars once); prints its bootstrap address
 	@$(KAFKAD) up

@@ -2,7 +2,6 @@ package ingress
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,10 +64,6 @@ func (a *attempt) finished() bool {
 		return false
 	}
 }
-
-// errSuperseded never leaves the package: it marks a held-back state record
-// that a newer one replaced.
-var errSuperseded = errors.New("superseded by a newer session state")
 
 // release drops the encoded records once Kafka acknowledged all of them,
 // so a remembered event id costs a few hundred bytes, not its payload.

@@ -46,11 +46,6 @@ func (f fields) sub(name string) string {
 	return f.path + "." + name
 }
 
-func (f fields) has(name string) bool {
-	v, ok := f.m[name]
-	return ok && v != nil
-}
-
 func isBlank(v any) bool {
 	if v == nil {
 		return true

@@ -33,7 +33,7 @@ func measure(ctx context.Context, o options, log *slog.Logger) (*Report, error) 
 	}{
 		{"signing rate", func() (err error) { rep.Signing, err = measureSigning(ctx, 2, o.signFor); return }},
 		{"end-to-end throughput", func() (err error) {
-			rep.Throughput, err = e.measureThroughput(ctx, o, rep.Signing.PerSecond)
+			rep.Throughput, err = e.measureThroughput(ctx, o, rep.Signing)
 			return
 		}},
 		{"added latency at half max", func() (err error) {

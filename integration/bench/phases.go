@@ -42,7 +42,7 @@ func measureSigning(ctx context.Context, goroutines int, d time.Duration) (Signi
 
 // measureThroughput produces o.commands commands to o.partitions partitions
 // at once and times them until every result is readable.
-func (e *env) measureThroughput(ctx context.Context, o options, ceiling float64) (Throughput, error) {
+func (e *env) measureThroughput(ctx context.Context, o options, sign Signing) (Throughput, error) {
 	b := newBatch(e.cfg.Topics.InitPayout, "throughput", o.commands, o.partitions)
 	prof, err := startProfile(o.profileDir, "throughput")
 	if err != nil {
@@ -59,10 +59,13 @@ func (e *env) measureThroughput(ctx context.Context, o options, ceiling float64)
 	t := Throughput{Commands: o.commands, Partitions: o.partitions, MaxInFlight: o.maxInFlight, Seconds: round(secs, 3),
 		PerSecond: round(float64(o.commands)/secs, 1), ProcessCPU: round(cpu.Seconds(), 3),
 		ProcessCPUPerCmd: round(cpu.Seconds()*1000/float64(o.commands), 4), Profile: path}
-	t.CeilingFraction = round(t.PerSecond/ceiling, 3)
+	t.CeilingFraction = round(t.PerSecond/sign.PerSecond, 3)
+	t.CoresUsed = round(cpu.Seconds()/secs, 2)
 	if share, err := labelShare(path, "part", "connector"); err == nil {
 		t.ConnectorShare = round(share, 3)
 		t.ConnectorCPUPerCmd = round(t.ProcessCPUPerCmd*share, 4)
+		signMS := float64(sign.Goroutines) * 1000 / sign.PerSecond
+		t.ConnectorEfficiency = round(signMS/(cpu.Seconds()*1000/float64(o.commands)*share), 3)
 	}
 	return t, nil
 }
@@ -78,6 +81,7 @@ func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Late
 	}
 	sent := make([]time.Time, n)
 	p := &producer{cl: e.producer}
+	before := readPipelineStats(e.conn.Registry)
 	const tick = 5 * time.Millisecond
 	start := time.Now()
 	for i := 0; i < n; {
@@ -97,12 +101,21 @@ func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Late
 	if err != nil {
 		return Latency{}, err
 	}
+	after := readPipelineStats(e.conn.Registry)
 	lat := make([]time.Duration, n)
 	for i, k := range b.keys {
 		lat[i] = arrived[k].Sub(sent[i])
 	}
-	return Latency{RatePerSecond: round(rate, 1), Commands: n, P50MS: ms(percentile(lat, 50)),
-		P99MS: ms(percentile(lat, 99)), MaxMS: ms(percentile(lat, 100)), Profile: path}, nil
+	l := Latency{RatePerSecond: round(rate, 1), Commands: n, P50MS: ms(percentile(lat, 50)),
+		P99MS: ms(percentile(lat, 99)), MaxMS: ms(percentile(lat, 100)), Profile: path,
+		Transactions: int(after.transactions - before.transactions)}
+	if l.Transactions > 0 {
+		l.MeanTxnMS = round(time.Since(start).Seconds()*1000/float64(l.Transactions), 1)
+	}
+	if calls := after.api - before.api; calls > 0 {
+		l.MeanAPICallMS = round((after.apiSeconds-before.apiSeconds)*1000/calls, 2)
+	}
+	return l, nil
 }
 
 // measureSlowAPI gives the sandbox o.slowLatency and sends o.slowCommands

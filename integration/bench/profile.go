@@ -87,20 +87,47 @@ func parseTagShare(out []byte, key, value string) (float64, error) {
 	return 0, fmt.Errorf("label %s=%s not in profile", key, value)
 }
 
-// gaugeValue is the sum of a gauge's series in reg (0 when absent).
-func gaugeValue(reg prometheus.Gatherer, name string) float64 {
+// metricSum sums a metric's series in reg (0 when absent): gauges and
+// counters by value, histograms by their sample sum and count.
+func metricSum(reg prometheus.Gatherer, name string) (value, count float64) {
 	mfs, err := reg.Gather()
 	if err != nil {
-		return 0
+		return 0, 0
 	}
-	var v float64
 	for _, mf := range mfs {
 		if mf.GetName() != name {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
-			v += m.GetGauge().GetValue()
+			switch {
+			case m.Gauge != nil:
+				value += m.GetGauge().GetValue()
+			case m.Counter != nil:
+				value += m.GetCounter().GetValue()
+			case m.Histogram != nil:
+				value += m.GetHistogram().GetSampleSum()
+				count += float64(m.GetHistogram().GetSampleCount())
+			}
 		}
 	}
+	return value, count
+}
+
+// gaugeValue is the sum of a gauge's series in reg.
+func gaugeValue(reg prometheus.Gatherer, name string) float64 {
+	v, _ := metricSum(reg, name)
 	return v
+}
+
+// pipelineStats are counters of the connector read before and after a phase.
+type pipelineStats struct {
+	transactions    float64
+	apiSeconds, api float64
+}
+
+func readPipelineStats(reg prometheus.Gatherer) pipelineStats {
+	var s pipelineStats
+	s.transactions, _ = metricSum(reg, "paysession_pipeline_transactions_total")
+	s.apiSeconds, s.api = metricSum(reg, "paysession_api_request_duration_seconds")
+	return s
 }

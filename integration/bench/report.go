@@ -47,7 +47,14 @@ type Throughput struct {
 	// (pprof label part=connector); the rest is the sandbox and the bench's clients.
 	ConnectorShare     float64 `json:"connector_cpu_share"`
 	ConnectorCPUPerCmd float64 `json:"connector_cpu_ms_per_command"`
-	Profile            string  `json:"profile,omitempty"`
+	// CoresUsed is process CPU / wall time (the broker JVM and anything
+	// else on the machine take the rest of the cores).
+	CoresUsed float64 `json:"process_cores_used"`
+	// ConnectorEfficiency is the CPU of one signature (from the signing
+	// phase) over the connector's CPU per command: the fraction of the
+	// signing ceiling the connector would reach with every core to itself.
+	ConnectorEfficiency float64 `json:"connector_cpu_efficiency"`
+	Profile             string  `json:"profile,omitempty"`
 }
 
 // Latency is the steady-rate phase at half the measured maximum.
@@ -58,7 +65,12 @@ type Latency struct {
 	P50MS            float64 `json:"added_p50_ms"`
 	P99MS            float64 `json:"added_p99_ms"`
 	MaxMS            float64 `json:"added_max_ms"`
-	Profile          string  `json:"profile,omitempty"`
+	// Transactions the pipeline ended during the phase, the mean time
+	// between them, and the mean API call time: where the latency goes.
+	Transactions  int     `json:"transactions"`
+	MeanTxnMS     float64 `json:"mean_ms_between_transactions"`
+	MeanAPICallMS float64 `json:"mean_api_call_ms"`
+	Profile       string  `json:"profile,omitempty"`
 }
 
 // SlowAPI is the phase with sandbox latency on one partition.
@@ -117,10 +129,11 @@ func (r *Report) print(w io.Writer) {
 	row("end-to-end commands/s", "%.0f (%d commands, %d partitions, in-flight %d, %.2fs)", t.PerSecond, t.Commands, t.Partitions, t.MaxInFlight, t.Seconds)
 	row("  fraction of signing ceiling", "%.2f", t.CeilingFraction)
 	row("  process CPU ms/command", "%.3f (connector share %.0f%%)", t.ProcessCPUPerCmd, 100*t.ConnectorShare)
-	row("  connector CPU ms/command", "%.3f", t.ConnectorCPUPerCmd)
+	row("  connector CPU ms/command", "%.3f (efficiency vs signing %.2f; process used %.2f cores)", t.ConnectorCPUPerCmd, t.ConnectorEfficiency, t.CoresUsed)
 	l := r.Latency
 	row("added latency at half max", "p50 %.1f ms, p99 %.1f ms, max %.1f ms (%.0f/s, %d commands)", l.P50MS, l.P99MS, l.MaxMS, l.RatePerSecond, l.Commands)
 	s := r.SlowAPI
+	row("  pipeline transactions", "%d, one per %.1f ms; mean API call %.1f ms", l.Transactions, l.MeanTxnMS, l.MeanAPICallMS)
 	row("slow API commands/s", "%.0f (latency %.0f ms, %d partition, in-flight %d, peak in flight %.0f)", s.PerSecond, s.SandboxLatencyMS, s.Partitions, s.MaxInFlight, s.PeakInFlight)
 	row("  peak RSS (process)", "%.1f MiB (heap in use at end %.1f MiB)", s.PeakRSSMiB, s.HeapInUseMiB)
 	h := r.Webhooks

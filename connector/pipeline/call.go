@@ -37,7 +37,7 @@ func (p *Pipeline) call(ctx context.Context, in *inbound, cmd *command) callResu
 		r.attempts++
 		r.last = now
 		started := time.Now()
-		sess, err := cmd.call(ctx, p.api, payapi.WithIdempotencyKey(in.key))
+		sess, err := cmd.call(ctx, p.api, payapi.WithIdempotencyKey(in.key), payapi.WithTraceContext(traceContext(in.rec)))
 		p.release()
 		p.metrics.observeCall(cmd.Endpoint, err, time.Since(started))
 		if err == nil {

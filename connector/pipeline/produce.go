@@ -40,7 +40,8 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 	if err != nil {
 		return nil, fmt.Errorf("encode command result: %w", err)
 	}
-	recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.Results, Key: []byte(out.in.key), Value: res})
+	trace := traceHeaders(out.in.rec)
+	recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.Results, Key: []byte(out.in.key), Value: res, Headers: trace})
 	if out.verdict.Status == codec.StatusInvalid {
 		l := p.protect(ctx, out.in.rec)
 		dl, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.DeadLetter, deadLetterOf(out, l, now))
@@ -63,7 +64,7 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 		if err != nil {
 			return nil, fmt.Errorf("encode session state: %w", err)
 		}
-		recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.Sessions, Key: []byte(st.Session.ID), Value: v})
+		recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.Sessions, Key: []byte(st.Session.ID), Value: v, Headers: trace})
 	}
 	return recs, nil
 }

@@ -93,6 +93,12 @@ func (c *Client) newRequest(ctx context.Context, ep endpoint, body []byte, sig s
 	if o.hasKey {
 		req.Header.Set(HeaderIdempotency, o.idempotencyKey)
 	}
+	if o.traceparent != "" {
+		req.Header.Set(HeaderTraceParent, o.traceparent)
+		if o.tracestate != "" {
+			req.Header.Set(HeaderTraceState, o.tracestate)
+		}
+	}
 	return req, nil
 }
 

@@ -8,6 +8,8 @@ type CallOption func(*callOptions)
 type callOptions struct {
 	idempotencyKey string
 	hasKey         bool
+	traceparent    string
+	tracestate     string
 }
 
 // WithIdempotencyKey sends key as X-PARTNER-IDEMPOTENCY-KEY. The key must be

@@ -176,6 +176,7 @@ func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encod
 func (c *Connector) buildOps(cfg *config.Config, o Options) error {
 	ready := NewReadiness()
 	ready.Add("kafka", func(ctx context.Context) error { return c.producer.Ping(ctx) })
+	ready.Add("api", DialCheck(cfg.API.BaseURL))
 	if c.recon != nil {
 		// Ready once the reconciler has read its sessions partitions, so the
 		// shared tracker knows the newest published state of each session.

@@ -3,7 +3,10 @@ package connector
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -63,4 +66,30 @@ func OpsHandler(reg prometheus.Gatherer, ready *Readiness) http.Handler {
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	return mux
+}
+
+// DialCheck is a readiness check that a TCP connection to rawURL's host
+// opens: the API answers at the network level (the service has no health
+// endpoint, and a signed call would cost a request).
+func DialCheck(rawURL string) Check {
+	return func(ctx context.Context) error {
+		u, err := url.Parse(rawURL)
+		if err != nil {
+			return fmt.Errorf("api url: %w", err)
+		}
+		host := u.Host
+		if u.Port() == "" {
+			port := "443"
+			if u.Scheme == "http" {
+				port = "80"
+			}
+			host = net.JoinHostPort(u.Hostname(), port)
+		}
+		var d net.Dialer
+		conn, err := d.DialContext(ctx, "tcp", host)
+		if err != nil {
+			return fmt.Errorf("api unreachable: %w", err)
+		}
+		return conn.Close()
+	}
 }

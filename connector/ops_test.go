@@ -95,3 +95,17 @@ func TestHTTPServerStopsOnCancel(t *testing.T) {
 		t.Fatalf("Run = %v", err)
 	}
 }
+
+func TestDialCheck(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	if err := DialCheck(srv.URL)(context.Background()); err != nil {
+		t.Fatalf("listening API reported unreachable: %v", err)
+	}
+	srv.Close()
+	if err := DialCheck(srv.URL)(context.Background()); err == nil {
+		t.Fatal("closed API reported reachable")
+	}
+	if err := DialCheck("http://[::1")(context.Background()); err == nil {
+		t.Fatal("bad URL accepted")
+	}
+}

@@ -81,7 +81,9 @@ func (c RedriveConfig) Validate() error {
 // is skipped. Redrive processes the records present when it starts, each once
 // (the group's offsets and the re-published records commit in one
 // transaction per batch), and returns how many it re-published; skipped dead
-// letters are logged and listed in a *RedriveError at the end.
+// letters are logged and listed in a *RedriveError at the end. Dead letters
+// written while it runs (those its own redrives cause among them) are left
+// for the next run.
 func Redrive(ctx context.Context, cfg RedriveConfig) (int, error) {
 	cfg.defaults()
 	if err := cfg.Validate(); err != nil {
@@ -93,7 +95,7 @@ func Redrive(ctx context.Context, cfg RedriveConfig) (int, error) {
 	}
 	defer admin.Close()
 	adm := kadm.NewClient(admin)
-	ends, err := endOffsets(ctx, adm, cfg.DeadLetter)
+	scope, err := scopeOf(ctx, adm, cfg.Kafka, cfg.DeadLetter)
 	if err != nil {
 		return 0, err
 	}
@@ -108,7 +110,7 @@ func Redrive(ctx context.Context, cfg RedriveConfig) (int, error) {
 	}
 	defer s.Close()
 	n, skipped := 0, &RedriveError{}
-	for !reached(s, ends) {
+	for !scope.done(s, cfg.DeadLetter) {
 		pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		recs := s.PollRecords(pctx, 500).Records()
 		cancel()
@@ -229,27 +231,6 @@ func redriveRecord(dl *codec.DeadLetter) *kgo.Record {
 		r.Headers = append(r.Headers, hdrInt(HeaderRecordTime, dl.OriginalTimestamp.UnixMilli()))
 	}
 	return r
-}
-
-// endOffsets returns the dead-letter topic's end offsets at the start.
-func endOffsets(ctx context.Context, adm *kadm.Client, topic string) (kadm.ListedOffsets, error) {
-	ends, err := adm.ListEndOffsets(ctx, topic)
-	if err != nil {
-		return nil, fmt.Errorf("list dead-letter end offsets: %w", err)
-	}
-	return ends, ends.Error()
-}
-
-// reached reports whether the session has consumed up to the end offsets.
-func reached(s *kgo.GroupTransactSession, ends kadm.ListedOffsets) bool {
-	committed := s.Client().CommittedOffsets()
-	done := true
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > 0 && committed[o.Topic][o.Partition].Offset < o.Offset {
-			done = false
-		}
-	})
-	return done
 }
 
 // SkippedDeadLetter names a dead letter Redrive could not re-publish.

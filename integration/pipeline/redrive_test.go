@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"testing"
@@ -55,4 +56,88 @@ func TestRedrive(t *testing.T) {
 			t.Errorf("%s: %s, record time %v; want %s with the original time %v", k, res.Status, res.RecordTimestamp, want, at)
 		}
 	}
+}
+
+// TestRedriveCardCommand: a rejected init_payment with a full card reaches the
+// dead-letter topic without the card number or the security code, and
+// redrive still re-publishes the original bytes, read from the source record.
+func TestRedriveCardCommand(t *testing.T) {
+	e := newEnv(t, envOptions{kinds: []codec.CommandKind{codec.KindInitPayment}})
+	k := key("card")
+	original := initPaymentJSON(cardSuccess, 0) // amount 0: invalid, never sent
+	e.produce(t, e.command(codec.KindInitPayment, k, original))
+	e.start(t, nil)
+	if res := e.out.result(t, k, 30*time.Second); res.Status != codec.StatusInvalid {
+		t.Fatalf("result %s; want invalid", res.Status)
+	}
+	var letters []*kgo.Record
+	e.out.wait(t, 10*time.Second, "dead letter of "+k, func() bool { letters = e.out.dead[k]; return len(letters) > 0 })
+	assertProtected(t, letters[0])
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	n, err := pipeline.Redrive(ctx, pipeline.RedriveConfig{
+		Kafka: []kgo.Opt{kgo.SeedBrokers(e.seeds...)}, DeadLetter: e.topics.DeadLetter, GroupID: "redrive-" + e.id,
+		Decode: func(b []byte) (*codec.DeadLetter, error) {
+			var dl codec.DeadLetter
+			return &dl, decodeOutcome(b, &dl)
+		},
+	})
+	if err != nil || n != 1 {
+		t.Fatalf("Redrive = %d, %v; want 1", n, err)
+	}
+	// The redriven command is still invalid: a second result and a second
+	// (again protected) dead letter.
+	e.out.wait(t, 30*time.Second, "second dead letter of "+k, func() bool { letters = e.out.dead[k]; return len(letters) > 1 })
+	assertProtected(t, letters[1])
+	src := readTopic(t, e.seeds, e.topics.Commands[codec.KindInitPayment], 2)
+	if string(src[1].Key) != k || string(src[1].Value) != original {
+		t.Errorf("redriven record is not the original command (key %q, %d bytes)", src[1].Key, len(src[1].Value))
+	}
+}
+
+// assertProtected checks a dead letter: no full card number or security code
+// anywhere in the record, the masked card kept, the header saying masked.
+func assertProtected(t *testing.T, r *kgo.Record) {
+	t.Helper()
+	if bytes.Contains(r.Value, []byte(cardSuccess)) || bytes.Contains(r.Value, []byte(`"security_code":"123"`)) {
+		t.Fatalf("dead letter at offset %d holds card data", r.Offset)
+	}
+	for _, h := range r.Headers {
+		if bytes.Contains(h.Value, []byte(cardSuccess)) {
+			t.Errorf("dead-letter header %s holds the card number", h.Key)
+		}
+		if h.Key == pipeline.HeaderDeadLetterValue && string(h.Value) != string(codec.ValueMasked) {
+			t.Errorf("%s = %s; want masked", h.Key, h.Value)
+		}
+	}
+	var dl codec.DeadLetter
+	if err := decodeOutcome(r.Value, &dl); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(dl.OriginalValue, []byte(`"number":"411111******1111"`)) ||
+		!bytes.Contains(dl.OriginalValue, []byte(`"security_code":"***"`)) {
+		t.Errorf("dead letter value is not the masked command")
+	}
+}
+
+// readTopic reads n committed records of a topic from the start.
+func readTopic(t *testing.T, seeds []string, topic string, n int) []*kgo.Record {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ConsumeTopics(topic),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var got []*kgo.Record
+	for len(got) < n && ctx.Err() == nil {
+		got = append(got, cl.PollFetches(ctx).Records()...)
+	}
+	if len(got) < n {
+		t.Fatalf("%s: %d records, want %d", topic, len(got), n)
+	}
+	return got
 }

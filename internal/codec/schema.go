@@ -97,8 +97,20 @@ func MustSchema(n schemas.Name) avro.Schema {
 	return s
 }
 
+// fingerprints caches fingerprint per schema value: computing the canonical
+// form costs more than encoding a record, and the codec asks for it on every
+// Encode and on every decode that resolves a writer schema.
+var fingerprints sync.Map // avro.Schema -> [8]byte
+
 // fingerprint returns the spec CRC-64-AVRO fingerprint of s (little-endian).
-func fingerprint(s avro.Schema) [8]byte { return Fingerprint(s) }
+func fingerprint(s avro.Schema) [8]byte {
+	if fp, ok := fingerprints.Load(s); ok {
+		return fp.([8]byte)
+	}
+	fp := Fingerprint(s)
+	fingerprints.Store(s, fp)
+	return fp
+}
 
 // hambaFingerprint returns the fingerprint hamba/avro's soe package puts in
 // its headers (its canonical form keeps logical types); decoding accepts it

@@ -15,19 +15,21 @@ var (
 	keyA    *testKeys
 )
 
-type testKeys struct{ a, b *RSASigner }
+// testKeys are generated once per process, never committed: a and b are
+// the configured keys of a rotation, forger is a key nobody configures.
+type testKeys struct{ a, b, forger *RSASigner }
 
 func keys(t testing.TB) *testKeys {
 	keyOnce.Do(func() {
-		a, err := GenerateKey(2048)
-		if err != nil {
-			t.Fatal(err)
+		var ks [3]*RSASigner
+		for i := range ks {
+			k, err := GenerateKey(2048)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ks[i] = NewRSASigner(k, PKCS1v15)
 		}
-		b, err := GenerateKey(2048)
-		if err != nil {
-			t.Fatal(err)
-		}
-		keyA = &testKeys{a: NewRSASigner(a, PKCS1v15), b: NewRSASigner(b, PKCS1v15)}
+		keyA = &testKeys{a: ks[0], b: ks[1], forger: ks[2]}
 	})
 	return keyA
 }

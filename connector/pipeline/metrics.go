@@ -15,7 +15,8 @@ type metrics struct {
 	apiDuration  *prometheus.HistogramVec // endpoint, outcome
 	retries      *prometheus.CounterVec   // kind
 	inFlight     prometheus.Gauge
-	transactions *prometheus.CounterVec // result
+	transactions *prometheus.CounterVec   // result
+	txnPhase     *prometheus.HistogramVec // phase: calls, produce, end
 	deadLetters  prometheus.Counter
 }
 
@@ -42,6 +43,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "paysession_pipeline_transactions_total",
 			Help: "Kafka transactions ended, by result (commit, abort, unknown).",
 		}, []string{"result"}),
+		txnPhase: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "paysession_pipeline_transaction_phase_seconds",
+			Help:    "Time of each phase of a batch's transaction: calls (API calls of the batch), produce (outcome records), end (flush, offsets, commit or abort).",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
+		}, []string{"phase"}),
 		deadLetters: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "paysession_pipeline_dead_letters_total",
 			Help: "Records committed to the dead-letter topic.",
@@ -51,7 +57,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return m, nil
 	}
 	var errs []error
-	for _, c := range []prometheus.Collector{m.commands, m.apiDuration, m.retries, m.inFlight, m.transactions, m.deadLetters} {
+	for _, c := range []prometheus.Collector{m.commands, m.apiDuration, m.retries, m.inFlight, m.transactions, m.txnPhase, m.deadLetters} {
 		errs = append(errs, reg.Register(c))
 	}
 	return m, errors.Join(errs...)

@@ -23,9 +23,16 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 	if err := s.Begin(); err != nil {
 		return b, fmt.Errorf("begin transaction: %w", err)
 	}
+	phase := p.clock.Now()
+	lap := func(name string) {
+		now := p.clock.Now()
+		p.metrics.txnPhase.WithLabelValues(name).Observe(now.Sub(phase).Seconds())
+		phase = now
+	}
 	bctx, cancel := p.batchContext(ctx)
 	p.runBatch(bctx, b)
 	cancel()
+	lap("calls")
 
 	p.mu.Lock()
 	revoked := p.revoked
@@ -38,10 +45,12 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 			p.log.Warn("producing outcomes failed; aborting", slog.Any("error", err))
 			commit = false
 		}
+		lap("produce")
 	}
 	endCtx, endCancel := context.WithTimeout(context.Background(), p.cfg.TransactionTimeout)
 	defer endCancel()
 	committed, err := s.End(endCtx, kgo.TransactionEndTry(commit))
+	lap("end")
 	if t, ok := p.cfg.Tracker.(TransactionObserver); ok {
 		t.TransactionEnded(err == nil && !committed)
 	}
@@ -105,6 +114,11 @@ func (p *Pipeline) produce(ctx context.Context, s *kgo.GroupTransactSession, b *
 				mu.Unlock()
 			}
 		})
+	}
+	// Send now rather than after the producer's linger: every record of the
+	// batch is buffered, and the commit waits for them anyway.
+	if err := s.Client().Flush(pctx); err != nil {
+		return fmt.Errorf("flush outcomes: %w", err)
 	}
 	wg.Wait()
 	return first

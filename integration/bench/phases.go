@@ -111,6 +111,10 @@ func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Late
 		Transactions: int(after.transactions - before.transactions)}
 	if l.Transactions > 0 {
 		l.MeanTxnMS = round(time.Since(start).Seconds()*1000/float64(l.Transactions), 1)
+		l.MeanPhaseMS = map[string]float64{}
+		for _, ph := range txnPhases {
+			l.MeanPhaseMS[ph] = round((after.phaseSeconds[ph]-before.phaseSeconds[ph])*1000/float64(l.Transactions), 2)
+		}
 	}
 	if calls := after.api - before.api; calls > 0 {
 		l.MeanAPICallMS = round((after.apiSeconds-before.apiSeconds)*1000/calls, 2)

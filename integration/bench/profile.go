@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // profile is a CPU profile of one phase, written to <dir>/bench-<phase>.pprof.
@@ -90,6 +92,12 @@ func parseTagShare(out []byte, key, value string) (float64, error) {
 // metricSum sums a metric's series in reg (0 when absent): gauges and
 // counters by value, histograms by their sample sum and count.
 func metricSum(reg prometheus.Gatherer, name string) (value, count float64) {
+	return metricSumWhere(reg, name, "", "")
+}
+
+// metricSumWhere is metricSum over the series whose label has the value
+// (every series when label is empty).
+func metricSumWhere(reg prometheus.Gatherer, name, label, want string) (value, count float64) {
 	mfs, err := reg.Gather()
 	if err != nil {
 		return 0, 0
@@ -99,6 +107,11 @@ func metricSum(reg prometheus.Gatherer, name string) (value, count float64) {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
+			if label != "" && !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
+				return l.GetName() == label && l.GetValue() == want
+			}) {
+				continue
+			}
 			switch {
 			case m.Gauge != nil:
 				value += m.GetGauge().GetValue()
@@ -123,11 +136,19 @@ func gaugeValue(reg prometheus.Gatherer, name string) float64 {
 type pipelineStats struct {
 	transactions    float64
 	apiSeconds, api float64
+	phaseSeconds    map[string]float64 // calls, produce, end: total time in the transaction phase
 }
+
+// txnPhases are the phases of paysession_pipeline_transaction_phase_seconds.
+var txnPhases = []string{"calls", "produce", "end"}
 
 func readPipelineStats(reg prometheus.Gatherer) pipelineStats {
 	var s pipelineStats
 	s.transactions, _ = metricSum(reg, "paysession_pipeline_transactions_total")
 	s.apiSeconds, s.api = metricSum(reg, "paysession_api_request_duration_seconds")
+	s.phaseSeconds = map[string]float64{}
+	for _, ph := range txnPhases {
+		s.phaseSeconds[ph], _ = metricSumWhere(reg, "paysession_pipeline_transaction_phase_seconds", "phase", ph)
+	}
 	return s
 }

@@ -70,7 +70,10 @@ type Latency struct {
 	Transactions  int     `json:"transactions"`
 	MeanTxnMS     float64 `json:"mean_ms_between_transactions"`
 	MeanAPICallMS float64 `json:"mean_api_call_ms"`
-	Profile       string  `json:"profile,omitempty"`
+	// MeanPhaseMS is the mean time of a transaction's phases (calls,
+	// produce, end) from paysession_pipeline_transaction_phase_seconds.
+	MeanPhaseMS map[string]float64 `json:"mean_transaction_phase_ms"`
+	Profile     string             `json:"profile,omitempty"`
 }
 
 // SlowAPI is the phase with sandbox latency on one partition.
@@ -134,6 +137,8 @@ func (r *Report) print(w io.Writer) {
 	row("added latency at half max", "p50 %.1f ms, p99 %.1f ms, max %.1f ms (%.0f/s, %d commands)", l.P50MS, l.P99MS, l.MaxMS, l.RatePerSecond, l.Commands)
 	s := r.SlowAPI
 	row("  pipeline transactions", "%d, one per %.1f ms; mean API call %.1f ms", l.Transactions, l.MeanTxnMS, l.MeanAPICallMS)
+	row("  transaction phases", "calls %.1f ms, produce %.1f ms, end (flush, offsets, commit) %.1f ms",
+		l.MeanPhaseMS["calls"], l.MeanPhaseMS["produce"], l.MeanPhaseMS["end"])
 	row("slow API commands/s", "%.0f (latency %.0f ms, %d partition, in-flight %d, peak in flight %.0f)", s.PerSecond, s.SandboxLatencyMS, s.Partitions, s.MaxInFlight, s.PeakInFlight)
 	row("  peak RSS (process)", "%.1f MiB (heap in use at end %.1f MiB)", s.PeakRSSMiB, s.HeapInUseMiB)
 	h := r.Webhooks

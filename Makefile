@@ -62,7 +62,7 @@ done; \
 echo "fuzz: $$n targets fuzzed for $(1) each"
 endef
 
-.PHONY: help build test test-with-kafka check unit integration fuzz fuzz-short bench demo lint kafka-up kafka-down kafka-status clean
+.PHONY: help build test test-with-kafka check unit integration faults fuzz fuzz-short bench demo lint kafka-up kafka-down kafka-status clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -95,6 +95,10 @@ unit: ## unit tests only (-short: tests that need a broker skip)
 integration: ## integration tests (INTEGRATION_PACKAGES) against a local broker
 	@$(with_kafka) \
 	$(GO) test -count=1 -shuffle=on -timeout $(TEST_TIMEOUT) $(GO_TEST_FLAGS) $(INTEGRATION_PACKAGES)
+
+faults: ## fault scenarios at full size (FAULTS_SCALE=full) on a local broker: table + .cache/faults.json
+	@$(with_kafka) \
+	FAULTS_SCALE=full $(GO) test -count=1 -v -timeout 40m $(GO_TEST_FLAGS) ./integration/faults/
 
 fuzz-short: ## every Fuzz* target for FUZZTIME_SHORT (5s) each
 	@$(call fuzz_all,$(FUZZTIME_SHORT))

@@ -1,0 +1,202 @@
+package faults_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"text/tabwriter"
+	"time"
+)
+
+// Row is one scenario's line of the table: the three sets compared, and
+// what the scenario did to the system.
+type Row struct {
+	Scenario string `json:"scenario"`
+	Seed     uint64 `json:"seed"`
+	Commands int    `json:"commands"` // command records produced
+	Kills    int    `json:"kills"`    // SIGKILLs of the connector (or the broker)
+	Restarts int    `json:"restarts"` // process starts after a kill or scale change
+	// InWindow counts, over all kills, commands the sandbox had executed but
+	// whose result was not committed when the connector died.
+	InWindow      int `json:"in_window"`
+	Executed      int `json:"executed"`       // idempotency keys the sandbox executed
+	ExecutedTwice int `json:"executed_twice"` // keys executed more than once + operations moving money twice
+	Results       int `json:"results"`        // result records answering a produced record
+	Missing       int `json:"missing"`        // produced records without a result or dead letter
+	Duplicate     int `json:"duplicate"`      // results beyond one per produced record, or answering none
+	Wrong         int `json:"wrong"`          // results with a status the scenario's contract forbids
+	// Webhooks: delivered by the sandbox, distinct event ids published,
+	// records beyond one per event id (only when the rig wires webhooks).
+	WebhooksExpected  int     `json:"webhooks_expected"`
+	WebhooksPublished int     `json:"webhooks_published"`
+	WebhooksDuplicate int     `json:"webhooks_duplicate"`
+	WallSeconds       float64 `json:"wall_seconds"`
+}
+
+// Verdict is a scenario's rule for one produced record's results: it
+// returns "" when they are right, else why not. Nil accepts any status.
+type Verdict func(c Command, rs []Result) string
+
+// Oracle compares the three sets of r once every produced record is
+// answered and the sandbox is idle, and returns the filled row. It counts
+// per record (source topic, partition, offset), not per key.
+func Oracle(t testing.TB, r *Rig, row Row, verdict Verdict) Row {
+	t.Helper()
+	r.Sandbox.WaitIdle(t)
+	results, dls := r.Outcomes.Results(), r.Outcomes.DeadLetters()
+	if errs := r.Outcomes.DecodeErrors(); len(errs) > 0 {
+		t.Errorf("%d outcome records did not decode, first: %v", len(errs), errs[0])
+	}
+	bySource := map[Position][]Result{}
+	for _, res := range results {
+		bySource[res.Source()] = append(bySource[res.Source()], res)
+	}
+	row.Commands = len(r.Produced)
+	answeredDL := answered(r.Produced, nil, dls)
+	keys := map[string]bool{}
+	for _, c := range r.Produced {
+		keys[c.Key] = true
+		rs := bySource[c.At]
+		row.Results += len(rs)
+		switch {
+		case len(rs) == 0 && !answeredDL[c.At]:
+			row.Missing++
+			t.Errorf("missing: %s at %v has no result", c.Key, c.At)
+		case len(rs) > 1:
+			row.Duplicate += len(rs) - 1
+			t.Errorf("duplicate: %s at %v has %d results", c.Key, c.At, len(rs))
+		}
+		delete(bySource, c.At)
+		if verdict != nil && len(rs) > 0 {
+			if why := verdict(c, rs); why != "" {
+				row.Wrong++
+				t.Errorf("wrong: %s at %v: %s", c.Key, c.At, why)
+			}
+		}
+	}
+	for src, rs := range bySource {
+		row.Duplicate += len(rs)
+		t.Errorf("duplicate: %d results answer %v, which no test produced", len(rs), src)
+	}
+	row.Executed, row.ExecutedTwice = ledgerCounts(t, r, keys)
+	row.WebhooksExpected, row.WebhooksPublished, row.WebhooksDuplicate = webhookCounts(t, r)
+	return row
+}
+
+// ledgerCounts returns the keys of keys the sandbox executed, and the
+// number executed twice: keys with more than one execution plus
+// operations with more than one money movement of a kind.
+func ledgerCounts(t testing.TB, r *Rig, keys map[string]bool) (executed, twice int) {
+	t.Helper()
+	perKey := map[string]int{}
+	for _, x := range r.Sandbox.Executions(t) {
+		if keys[x.IdempotencyKey] {
+			perKey[x.IdempotencyKey]++
+		}
+	}
+	for k, n := range perKey {
+		executed++
+		if n > 1 {
+			twice++
+			t.Errorf("executed twice: key %s executed %d times", k, n)
+		}
+	}
+	perMove := map[string]int{}
+	for _, e := range r.Sandbox.Ledger(t) {
+		perMove[e.OperationID+"/"+e.RefundID+"/"+e.Kind]++
+	}
+	for m, n := range perMove {
+		if n > 1 {
+			twice++
+			t.Errorf("executed twice: money movement %s recorded %d times", m, n)
+		}
+	}
+	return executed, twice
+}
+
+// webhookCounts compares the sandbox's delivered webhooks with the
+// webhook-events records by event id (hex SHA-256 of the body).
+func webhookCounts(t testing.TB, r *Rig) (expected, published, duplicate int) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, w := range r.Outcomes.Webhooks() {
+		seen[w.EventID]++
+	}
+	for _, d := range r.Sandbox.Webhooks(t) {
+		if d.State != "delivered" {
+			continue
+		}
+		expected++
+		sum := sha256.Sum256(d.Body)
+		if seen[hex.EncodeToString(sum[:])] > 0 {
+			published++
+		}
+	}
+	for _, n := range seen {
+		duplicate += n - 1
+	}
+	return expected, published, duplicate
+}
+
+// Check fails t when a loss or duplicate column of row is not zero, and
+// adds the row to the table printed and written at the end of the run.
+func Check(t testing.TB, row Row) {
+	t.Helper()
+	table.add(row)
+	t.Logf("%s: %+v", row.Scenario, row)
+	if row.ExecutedTwice+row.Missing+row.Duplicate+row.Wrong > 0 {
+		t.Errorf("%s: executed twice %d, missing %d, duplicate %d, wrong %d; want 0 each",
+			row.Scenario, row.ExecutedTwice, row.Missing, row.Duplicate, row.Wrong)
+	}
+	if lost := row.WebhooksExpected - row.WebhooksPublished; lost > 0 || row.WebhooksDuplicate > 0 {
+		t.Errorf("%s: webhooks unpublished %d, duplicate %d; want 0 each", row.Scenario, lost, row.WebhooksDuplicate)
+	}
+}
+
+// table collects the rows of this test binary run.
+var table rows
+
+type rows struct {
+	mu   sync.Mutex
+	rows []Row
+}
+
+func (rs *rows) add(r Row) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.rows = append(rs.rows, r)
+}
+
+// print writes the table with one line per scenario.
+func (rs *rows) print(w io.Writer) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\tseed\tcommands\tkills\trestarts\tin window\texecuted\texec twice\tresults\tmissing\tduplicate\twrong\twh expected\twh published\twh duplicate\twall s\t")
+	for _, r := range rs.rows {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", r.Scenario, r.Seed, r.Commands,
+			r.Kills, r.Restarts, r.InWindow, r.Executed, r.ExecutedTwice, r.Results, r.Missing, r.Duplicate, r.Wrong,
+			r.WebhooksExpected, r.WebhooksPublished, r.WebhooksDuplicate, r.WallSeconds)
+	}
+	_ = tw.Flush()
+}
+
+// write stores the rows as JSON at path (creating its directory).
+func (rs *rows) write(path string, scale string) error {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	b, err := json.MarshalIndent(map[string]any{"scale": scale, "written_at": time.Now().UTC(), "scenarios": rs.rows}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,157 @@
+package faults_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/codec"
+)
+
+// Position is where a record sits: topic, partition, offset.
+type Position struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+}
+
+// Result is a committed command result and where it was read.
+type Result struct {
+	codec.CommandResult
+	At Position // position of the result record itself
+}
+
+// Source is the position of the command record the result answers.
+func (r Result) Source() Position {
+	return Position{r.SourceTopic, r.SourcePartition, r.SourceOffset}
+}
+
+// Outcomes reads the command-results, dead-letter and webhook-events
+// topics from the start with read_committed for as long as the test runs.
+type Outcomes struct {
+	mu          sync.Mutex
+	results     []Result
+	deadLetters []codec.DeadLetter
+	webhooks    []codec.WebhookEvent
+	errs        []error
+}
+
+// ReadOutcomes starts reading the three topics; it stops when t ends.
+func ReadOutcomes(t testing.TB, brokers []string, results, deadLetter, webhookEvents string) *Outcomes {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(results, deadLetter, webhookEvents),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchMaxWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := codec.NewDecoder(codec.DecoderConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &Outcomes{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			fs := cl.PollFetches(ctx)
+			fs.EachRecord(func(r *kgo.Record) { o.add(ctx, dec, r, results, deadLetter) })
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done; cl.Close() })
+	return o
+}
+
+func (o *Outcomes) add(ctx context.Context, dec *codec.Decoder, r *kgo.Record, results, deadLetter string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var err error
+	switch r.Topic {
+	case results:
+		var v Result
+		err = dec.DecodeRecord(ctx, r.Value, &v.CommandResult)
+		v.At = Position{r.Topic, r.Partition, r.Offset}
+		o.results = append(o.results, v)
+	case deadLetter:
+		var v codec.DeadLetter
+		err = dec.DecodeRecord(ctx, r.Value, &v)
+		o.deadLetters = append(o.deadLetters, v)
+	default:
+		var v codec.WebhookEvent
+		err = dec.DecodeRecord(ctx, r.Value, &v)
+		o.webhooks = append(o.webhooks, v)
+	}
+	if err != nil {
+		o.errs = append(o.errs, err)
+	}
+}
+
+// Results returns a copy of the results read so far.
+func (o *Outcomes) Results() []Result {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]Result(nil), o.results...)
+}
+
+// DeadLetters returns a copy of the dead letters read so far.
+func (o *Outcomes) DeadLetters() []codec.DeadLetter {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]codec.DeadLetter(nil), o.deadLetters...)
+}
+
+// Webhooks returns a copy of the webhook events read so far.
+func (o *Outcomes) Webhooks() []codec.WebhookEvent {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]codec.WebhookEvent(nil), o.webhooks...)
+}
+
+// DecodeErrors returns the records that did not decode.
+func (o *Outcomes) DecodeErrors() []error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]error(nil), o.errs...)
+}
+
+// AwaitAnswered waits until every produced command record has at least one
+// result or dead letter (by source position), failing t after timeout.
+func (o *Outcomes) AwaitAnswered(t testing.TB, produced []Command, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		missing := len(produced) - len(answered(produced, o.Results(), o.DeadLetters()))
+		if missing == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d commands still without a result after %v", missing, len(produced), timeout)
+		}
+		time.Sleep(200 * time.Millisecond) // polling the reader's state; it has no signal per record
+	}
+}
+
+// answered returns the produced positions with a result or a dead letter.
+func answered(produced []Command, results []Result, dls []codec.DeadLetter) map[Position]bool {
+	want := make(map[Position]bool, len(produced))
+	for _, c := range produced {
+		want[c.At] = true
+	}
+	got := map[Position]bool{}
+	for _, r := range results {
+		if want[r.Source()] {
+			got[r.Source()] = true
+		}
+	}
+	for _, d := range dls {
+		p := Position{d.OriginalTopic, d.OriginalPartition, d.OriginalOffset}
+		if want[p] {
+			got[p] = true
+		}
+	}
+	return got
+}

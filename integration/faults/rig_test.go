@@ -1,0 +1,159 @@
+package faults_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/integration/harness"
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/config"
+)
+
+// RigOptions configure NewRig. The zero value is a working rig.
+type RigOptions struct {
+	// Brokers default to harness.Kafka(t); a broker fault test passes its
+	// own harness.StartTestBroker's address.
+	Brokers []string
+	// Partitions of every command topic and the retry topic (default 3).
+	Partitions int32
+	// Webhooks wires the sandbox's webhooks to the connector's endpoint.
+	Webhooks bool
+	// SandboxFlags are extra paysim flags (fault knobs).
+	SandboxFlags []string
+	// Env overrides connector variables (PAYSESSION_...).
+	Env map[string]string
+}
+
+// Rig is one scenario's world: fresh topics on the broker, a paysim
+// process, a `connector run` process, a producer and the outcome reader.
+type Rig struct {
+	ID        string
+	Brokers   []string
+	Client    *kgo.Client       // producer and admin
+	Topics    map[string]string // PAYSESSION_TOPIC_... → topic
+	Sandbox   *Sandbox
+	Connector *Connector
+	Outcomes  *Outcomes
+	Produced  []Command // every command produced through the rig, with its position
+}
+
+// NewRig creates the topics (deleted when t ends), starts the sandbox and
+// the connector and waits until both are ready.
+func NewRig(t testing.TB, o RigOptions) *Rig {
+	t.Helper()
+	if o.Brokers == nil {
+		o.Brokers = harness.Kafka(t) // first: skips the test in -short mode
+	}
+	if o.Partitions == 0 {
+		o.Partitions = 3
+	}
+	r := &Rig{ID: randomID(), Brokers: o.Brokers, Topics: map[string]string{}}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(o.Brokers...), kgo.ProducerLinger(5*time.Millisecond),
+		kgo.MaxBufferedRecords(1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close) // registered first: runs after the topics are deleted
+	r.Client = cl
+	for _, v := range config.Variables() {
+		if !strings.HasPrefix(v.Name, config.Prefix+"TOPIC_") {
+			continue
+		}
+		partitions := int32(1)
+		if strings.HasPrefix(v.Default, "payments.commands.") {
+			partitions = o.Partitions
+		}
+		r.Topics[v.Name] = harness.Topic(t, cl, partitions)
+	}
+	env := connectorEnv(o.Brokers, nil, r.ID, r.Topics, o.Env)
+	env["PAYSESSION_WEBHOOK_LISTEN_ADDR"] = freeAddr(t)
+	var hookURL string
+	if o.Webhooks {
+		hookURL = "http://" + env["PAYSESSION_WEBHOOK_LISTEN_ADDR"] + webhookPath
+	}
+	r.Sandbox = StartSandbox(t, SandboxOptions{WebhookURL: hookURL, Flags: o.SandboxFlags})
+	sandboxVars(env, r.Sandbox)
+	r.Outcomes = ReadOutcomes(t, o.Brokers, r.Topics["PAYSESSION_TOPIC_COMMAND_RESULTS"],
+		r.Topics["PAYSESSION_TOPIC_DEAD_LETTER"], r.Topics["PAYSESSION_TOPIC_WEBHOOK_EVENTS"])
+	r.Connector = StartConnector(t, env)
+	return r
+}
+
+func randomID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Command is one command record to produce, and where it landed.
+type Command struct {
+	Kind  codec.CommandKind
+	Key   string
+	Value string // JSON command
+	At    Position
+}
+
+// Topic is the rig's command topic of kind.
+func (r *Rig) Topic(kind codec.CommandKind) string {
+	return r.Topics[config.Prefix+"TOPIC_"+strings.ToUpper(string(kind))]
+}
+
+// Produce writes the commands in one go (acks=all, idempotent), notes their
+// positions and adds them to r.Produced. Records of one call with the same
+// key land on the same partition in the given order.
+func (r *Rig) Produce(t testing.TB, cmds ...Command) []Command {
+	t.Helper()
+	recs := make([]*kgo.Record, len(cmds))
+	for i, c := range cmds {
+		recs[i] = &kgo.Record{Topic: r.Topic(c.Kind), Key: []byte(c.Key), Value: []byte(c.Value)}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res := r.Client.ProduceSync(ctx, recs...)
+	if err := res.FirstErr(); err != nil {
+		t.Fatalf("produce: %v", err)
+	}
+	out := append([]Command(nil), cmds...)
+	for i, rec := range recs { // res is in completion order; recs now carry their positions
+		out[i].At = Position{rec.Topic, rec.Partition, rec.Offset}
+	}
+	r.Produced = append(r.Produced, out...)
+	return out
+}
+
+// ResultsEndOffsets returns the high watermark of each partition of the
+// results topic: every result record written so far sits below it.
+func (r *Rig) ResultsEndOffsets(t testing.TB) map[int32]int64 {
+	t.Helper()
+	topic := r.Topics["PAYSESSION_TOPIC_COMMAND_RESULTS"]
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ends, err := kadm.NewClient(r.Client).ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatalf("list end offsets of %s: %v", topic, err)
+	}
+	out := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Err != nil {
+			t.Fatalf("end offset %s/%d: %v", o.Topic, o.Partition, o.Err)
+		}
+		out[o.Partition] = o.Offset
+	})
+	return out
+}
+
+// Payout is the JSON of an init_payout of amount minor units to the
+// sandbox's succeeding test card, below the confirmation threshold so that
+// it finishes without a confirm command.
+func Payout(amount int64, ref string) string {
+	return fmt.Sprintf(`{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":"4111111111111111",`+
+		`"expiration_month":"12","expiration_year":"29"}}},"amount":%d,"currency":"rub","customer":{"reference":%q}}`, amount, ref)
+}

@@ -96,7 +96,7 @@ var (
 )
 
 // testKeys returns two service keys (rotation) and a forger's key.
-func testKeys(t *testing.T) (current, previous, forger *rsa.PrivateKey) {
+func testKeys(t testing.TB) (current, previous, forger *rsa.PrivateKey) {
 	t.Helper()
 	keysOnce.Do(func() {
 		for i := range keys {

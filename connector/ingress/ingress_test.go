@@ -68,7 +68,7 @@ func body(typ, id, status string, sec int) []byte {
 		typ, id, status, upd))
 }
 
-func sign(t *testing.T, k *rsa.PrivateKey, b []byte) string {
+func sign(t testing.TB, k *rsa.PrivateKey, b []byte) string {
 	t.Helper()
 	s, err := signing.NewRSASigner(k, signing.PKCS1v15).Sign(b)
 	if err != nil {

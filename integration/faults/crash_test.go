@@ -22,8 +22,9 @@ type killMark struct {
 // kill. A kill lands right after the sandbox's execution count passed a
 // random threshold, so it falls between the API's answers and the commit
 // of their transaction (the row's in-window column proves it), or at a
-// random moment of the recovery after such a kill.
+// random moment shortly after the restarted connector joined its group.
 func TestCrashConnector(t *testing.T) {
+	t.Parallel()
 	n := size("FAULTS_CRASH_COMMANDS", 200, 10_000)
 	kills := size("FAULTS_CRASH_KILLS", 1, 20)
 	seed := seed()
@@ -40,8 +41,9 @@ func TestCrashConnector(t *testing.T) {
 		r.Connector.Restart(t)
 	}
 	// Kills come in pairs: one right after the execution count passes a
-	// random threshold (in the window), one at a random moment of the
-	// recovery that follows (the group still waits for the dead member).
+	// random threshold (in the window), one at a random moment 0.2-3 s after
+	// the restarted connector is ready (its /readyz says it joined the
+	// group), while it catches up on what the dead one left.
 	waves := (kills + 1) / 2
 	chunk := n / waves
 	for w := range waves {

@@ -1,10 +1,102 @@
-// Package faults is the fault suite of issue 9 (make faults; a small size
-// runs in make test): scenarios on the real Kafka broker, the sandbox
-// (cmd/paysim) and the connector (cmd/connector run) as separate
-// processes, each checked by an oracle that compares three sets — the
-// command records produced, the sandbox's executions and ledger (its admin
-// endpoints), and the outcome records read with read_committed.
+// Package faults is the fault suite of issue 9: scenarios on the real Kafka
+// broker, the sandbox (cmd/paysim) and the connector (cmd/connector run) as
+// separate processes, each checked by an oracle that compares three sets —
+// the command records produced, what the sandbox executed and booked (its
+// admin endpoints /admin/executions, /admin/ledger, /admin/webhooks), and
+// the outcome records read with read_committed.
 //
-// See the framework API below; the files are process, sandbox, connector,
-// rig, outcomes and oracle (*_test.go), one scenario per file.
+// make faults runs it at full size (FAULTS_SCALE=full) with -v; make test
+// runs it at a small size. Every scenario adds one row to a table printed at
+// the end of the run and written as JSON to .cache/faults.json
+// (-faults.out). Random choices are seeded (-faults.seed or FAULTS_SEED,
+// default 1) and each scenario logs its seed.
+//
+// # Writing a scenario
+//
+// One file per scenario, one test function:
+//
+//	func TestMyFault(t *testing.T) {
+//		t.Parallel()
+//		n := size("FAULTS_MY_COMMANDS", 100, 5_000) // small (make test), full (make faults)
+//		start := time.Now()
+//		r := NewRig(t, RigOptions{SandboxFlags: []string{"-error-rate", "0.2"}, Webhooks: true})
+//		r.Produce(t, payouts(r.ID, 0, n)...)      // records and their positions land in r.Produced
+//		// ... the fault: r.Connector.Kill(); r.Connector.Restart(t); POST paysim /admin/faults ...
+//		r.Outcomes.AwaitAnswered(t, r.Produced, 5*time.Minute)
+//		row := Oracle(t, r, Row{Scenario: "3 sandbox faults", Seed: seed()}, acceptedOnce)
+//		row.WallSeconds = time.Since(start).Seconds()
+//		Check(t, row) // fails on any loss/duplicate column; adds the row to the table
+//	}
+//
+// The parts, each usable alone:
+//
+//   - NewRig creates every topic of the connector (unique names, deleted
+//     with kadm when the test ends), starts paysim -dev-keys on a free
+//     loopback port (RigOptions.SandboxFlags: its fault knobs) and `connector
+//     run` configured only by PAYSESSION_* variables (RigOptions.Env
+//     overrides them: a unique group id and transactional id prefix per rig,
+//     webhook and ops endpoints on free loopback ports, reconciler off),
+//     and reads the outcomes. RigOptions.Brokers lets a broker fault test
+//     pass a harness.StartTestBroker's address; RigOptions.Webhooks makes
+//     paysim post its webhooks to the connector (-webhook-url).
+//   - Process is one child in its own process group with its log under
+//     t.TempDir() (the tail is printed when the test failed): Kill (SIGKILL,
+//     waits for the exit), Restart (same command line, env, log file), Stop
+//     (SIGTERM, then SIGKILL; done in t.Cleanup). The binaries are built once
+//     per test binary run (go build into a temporary directory).
+//   - Sandbox (a Process) reads the admin endpoints: Executions, Ledger,
+//     Webhooks, WaitIdle. Connector (a Process) waits for /readyz on start
+//     and Restart. StartConnector starts more connectors of the same env
+//     (scaling; note that `connector run` takes its transactional id suffix
+//     from the host name, so processes on one host share it).
+//   - Rig.Produce writes JSON commands (Payout builds an init_payout to
+//     the sandbox's succeeding test card) in one produce call and notes
+//     their positions. Outcomes holds results, dead letters and webhook
+//     events read so far.
+//   - Oracle fills a Row; a Verdict says whether one record's results
+//     are the ones the scenario's contract asks for (column wrong).
+//
+// # The oracle's columns
+//
+// The oracle counts per command record (its topic, partition and offset,
+// which every result carries as source_topic/partition/offset), not per
+// idempotency key, because the contract is one result per consumed record:
+//
+//   - commands: records produced; results: result records answering them.
+//   - missing: records with neither a result nor a dead letter.
+//   - duplicate: results beyond the first for a record, plus results whose
+//     source is no produced record. Several results for one key are not
+//     duplicates when they answer different records (scenario 4 produces a
+//     key many times and expects as many results).
+//   - executed: keys the sandbox executed; executed twice: keys executed more
+//     than once plus ledger movements (operation, refund, kind) booked more
+//     than once. Idempotent replays are not executions.
+//   - wrong: records whose results the scenario's Verdict refuses.
+//   - in window (scenario 1): distinct keys the sandbox had executed when a
+//     SIGKILL landed but whose result was not committed then — their result
+//     sits at or past the results topic's end offset read right after the
+//     kill (the dead process could commit nothing later). It proves kills
+//     fell between the API's answer and the transaction commit.
+//   - webhooks expected/published/duplicate: webhooks the sandbox delivered,
+//     how many of their event ids (hex SHA-256 of the body) are on the
+//     webhook-events topic, and records beyond one per event id.
+//
+// Pass: executed twice, missing, duplicate and wrong all 0, and every
+// delivered webhook published exactly once.
+//
+// # Scenarios
+//
+//   - 1 (crash_test.go): SIGKILL the connector ≥ 20 times over 10,000 payouts
+//     (small: once over 200), in pairs: right after the sandbox's execution
+//     count passes a seeded random threshold, then at a seeded random moment
+//     0.2-3 s after the restarted connector is ready (joined its group).
+//     Each restart waits for the group to drop the dead member (session
+//     timeout, about 45 s: `connector run` has no static membership), which
+//     is most of the scenario's wall time. Every payout must be accepted once; in window > 0.
+//   - 4 (duplicates_test.go): keys produced many times at once with the same
+//     body, and keys produced at once with two bodies (amounts). Each key
+//     executes once; a record whose body executed is accepted with the key's
+//     session; a record with the other body is rejected with
+//     idempotency_key_params_mismatch. The winner of a mixed key is a race,
+//     read from the ledger.
 package faults

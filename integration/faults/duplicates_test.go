@@ -18,6 +18,7 @@ import (
 // idempotency_key_params_mismatch (a final error, never retried). Which
 // body of a mixed key wins is a race; the oracle learns it from the ledger.
 func TestDuplicateCommands(t *testing.T) {
+	t.Parallel()
 	same := size("FAULTS_DUP_KEYS", 10, 200)   // keys whose copies are identical
 	mixed := size("FAULTS_DUP_MIXED", 4, 50)   // keys whose copies carry two amounts
 	copies := size("FAULTS_DUP_COPIES", 5, 20) // records per key

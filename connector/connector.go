@@ -130,7 +130,7 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, ap
 		c.recon, err = reconcile.New(reconcile.Config{
 			Brokers: cfg.Kafka.Brokers, KafkaOpts: kafkaOpts, Group: cfg.Kafka.GroupID + "-reconciler",
 			SessionsTopic: cfg.Topics.Sessions, Producer: c.producer, Encoder: enc, API: api,
-			APIVersion: cfg.API.Version, Tracker: tracker, QuietAfter: cfg.Reconciler.QuietAfter,
+			APIVersion: cfg.API.Version, Tracker: tracker, Holds: holds, QuietAfter: cfg.Reconciler.QuietAfter,
 			Tick: cfg.Reconciler.Interval, Confirm: confirmPolicy(cfg.Confirm),
 			Registerer: c.Registry, Logger: c.log.With("part", "reconciler"),
 		})
@@ -177,6 +177,7 @@ func (c *Connector) buildOps(cfg *config.Config, o Options) error {
 	ready := NewReadiness()
 	ready.Add("kafka", func(ctx context.Context) error { return c.producer.Ping(ctx) })
 	ready.Add("api", DialCheck(cfg.API.BaseURL))
+	ready.Add("group", c.pipe.GroupJoined)
 	if c.recon != nil {
 		// Ready once the reconciler has read its sessions partitions, so the
 		// shared tracker knows the newest published state of each session.

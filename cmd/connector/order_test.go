@@ -41,12 +41,14 @@ func TestSessionsTopicNeverGoesBack(t *testing.T) {
 		}
 		states := readSessions(ctx, t, env)
 		last := map[string]sessionstate.Version{}
+		lastSource := map[string]codec.SessionSource{}
 		for _, st := range states {
 			v := sessionstate.VersionOf(&st)
 			if prev, ok := last[v.SessionID]; ok && !sessionstate.Newer(v, prev) {
-				t.Errorf("round %d: %s went back: %+v after %+v", round, v.SessionID, v, prev)
+				t.Errorf("round %d: %s went back: %+v (%s) after %+v (%s)", round, v.SessionID, v, st.Source, prev, lastSource[v.SessionID])
 			}
 			last[v.SessionID] = v
+			lastSource[v.SessionID] = st.Source
 		}
 		if len(states) < 10 {
 			t.Errorf("round %d: only %d session states read", round, len(states))

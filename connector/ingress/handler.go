@@ -99,7 +99,8 @@ func (in *Ingress) accept(w http.ResponseWriter, r *http.Request, wh *webhook, e
 // lands on the sessions topic before an older one that commits later.
 func (in *Ingress) publishAfterHolds(ctx context.Context, d *delivery, wh *webhook, eventID string, received time.Time) (*attempt, error) {
 	if in.cfg.Holds == nil {
-		return in.publish(ctx, d, wh, eventID, received)
+		a, _, err := in.publish(ctx, d, wh, eventID, received)
+		return a, err
 	}
 	hctx, cancel := context.WithTimeout(ctx, in.cfg.PublishTimeout)
 	defer cancel()
@@ -107,23 +108,33 @@ func (in *Ingress) publishAfterHolds(ctx context.Context, d *delivery, wh *webho
 		a   *attempt
 		err error
 	)
-	if herr := in.cfg.Holds.Do(hctx, wh.Session.ID, func() { a, err = in.publish(ctx, d, wh, eventID, received) }); herr != nil {
+	settle, herr := in.cfg.Holds.Do(hctx, wh.Session.ID, func() bool {
+		var fresh bool
+		a, fresh, err = in.publish(ctx, d, wh, eventID, received)
+		return fresh
+	})
+	if herr != nil {
 		return nil, fmt.Errorf("session %s held by an open transaction: %w", wh.Session.ID, herr)
+	}
+	if settle != nil {
+		// The pipeline admits a newer state of the session only once this
+		// attempt's records are acknowledged (or failed).
+		go func() { <-a.done; settle() }()
 	}
 	return a, err
 }
 
 // publish builds d's records on first sight and starts producing what is
-// unsent, or returns the attempt already running. A nil attempt means every
-// record was already published.
-func (in *Ingress) publish(ctx context.Context, d *delivery, wh *webhook, eventID string, received time.Time) (*attempt, error) {
+// unsent (fresh: this call started the attempt), or returns the attempt
+// already running. A nil attempt means every record was already published.
+func (in *Ingress) publish(ctx context.Context, d *delivery, wh *webhook, eventID string, received time.Time) (a *attempt, fresh bool, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.published {
-		return nil, nil
+		return nil, false, nil
 	}
 	if d.current != nil && !d.current.finished() {
-		return d.current, nil
+		return d.current, false, nil
 	}
 	mu := in.stripe(wh.Session.ID)
 	mu.Lock()
@@ -133,12 +144,12 @@ func (in *Ingress) publish(ctx context.Context, d *delivery, wh *webhook, eventI
 		recs, err := in.build(bctx, wh, eventID, received)
 		cancel()
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		d.records, d.built = recs, true
 	}
 	d.current = in.startAttempt(d)
-	return d.current, nil
+	return d.current, d.current != nil, nil
 }
 
 func (in *Ingress) reject(w http.ResponseWriter, code int, typ, verdict string) {

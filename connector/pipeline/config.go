@@ -57,7 +57,7 @@ type StateFunc func(s *payapi.Session, source string, observedAt time.Time, apiV
 // Admitter decides whether a session state is newer than the last one
 // published for its session (a sessionstate.Tracker). Optional.
 type Admitter interface {
-	Admit(state *codec.SessionState) bool
+	Admit(ctx context.Context, state *codec.SessionState) bool
 }
 
 // TransactionObserver is implemented by an Admitter that needs to know when

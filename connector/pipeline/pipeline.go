@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -25,6 +26,8 @@ type Pipeline struct {
 	sem     chan struct{}
 	kinds   map[string]string // topic → command kind
 	topics  []string          // every consumed topic
+
+	session atomic.Pointer[kgo.GroupTransactSession] // the running session, for GroupJoined
 
 	parked *parkedSet // touched only by the Run goroutine
 	reseed bool       // rebuild parked from the retry topic before the next poll
@@ -79,7 +82,9 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			}
 			return err
 		}
+		p.session.Store(s)
 		err = p.runSession(ctx, s)
+		p.session.Store(nil)
 		s.Close() // leaves the group
 		if ctx.Err() != nil {
 			return nil
@@ -91,6 +96,20 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// GroupJoined is a readiness check: nil while the pipeline's consumer is a
+// member of its group, with or without partitions (a replica beyond the
+// partition count is a ready standby that takes over on a rebalance).
+func (p *Pipeline) GroupJoined(context.Context) error {
+	s := p.session.Load()
+	if s == nil {
+		return fmt.Errorf("group %s: no kafka session running", p.cfg.GroupID)
+	}
+	if _, generation := s.Client().GroupMetadata(); generation < 0 {
+		return fmt.Errorf("group %s: not joined yet", p.cfg.GroupID)
+	}
+	return nil
 }
 
 // newSession builds the transactional group session.

@@ -53,7 +53,7 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 	}
 	for _, l := range sessionStates(out) {
 		st := p.cfg.States(l.session, string(l.source), now, p.cfg.APIVersion)
-		if st == nil || (p.cfg.Tracker != nil && !p.cfg.Tracker.Admit(st)) {
+		if st == nil || (p.cfg.Tracker != nil && !p.cfg.Tracker.Admit(ctx, st)) {
 			continue
 		}
 		if l.source == codec.SourceAPIResponse {

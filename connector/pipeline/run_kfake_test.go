@@ -47,6 +47,12 @@ func newKfakeEnv(t *testing.T) *kfakeEnv {
 // cancels Run and waits for it.
 func (e *kfakeEnv) start(t *testing.T, api API, mod func(*Config)) (stop func() error) {
 	t.Helper()
+	return e.run(t, e.pipeline(t, api, mod))
+}
+
+// pipeline builds a pipeline on the cluster, modified by mod.
+func (e *kfakeEnv) pipeline(t *testing.T, api API, mod func(*Config)) *Pipeline {
+	t.Helper()
 	cfg := Config{
 		Kafka: []kgo.Opt{kgo.SeedBrokers(e.seeds...), kgo.FetchMaxWait(50 * time.Millisecond)}, GroupID: "pipeline",
 		TransactionalID: "pipeline-0", Topics: e.topics, API: api, Decoder: &jsonCodec{}, Encoder: &jsonCodec{},
@@ -60,6 +66,13 @@ func (e *kfakeEnv) start(t *testing.T, api API, mod func(*Config)) (stop func() 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// run runs p until the test ends; it returns a stop function that cancels
+// Run and waits for it.
+func (e *kfakeEnv) run(t *testing.T, p *Pipeline) (stop func() error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx) }()
@@ -445,4 +458,29 @@ func TestRunRebalanceAbortsAndNothingDoubles(t *testing.T) {
 	}
 	t.Logf("transactions: %v committed, %v aborted", metricValue(t, env.reg, "paysession_pipeline_transactions_total", "commit"),
 		metricValue(t, env.reg, "paysession_pipeline_transactions_total", "abort"))
+}
+
+// TestGroupJoined: the readiness check fails before Run, passes once the
+// consumer has joined its group, and fails again after Run returns.
+func TestGroupJoined(t *testing.T) {
+	e := newKfakeEnv(t)
+	p := e.pipeline(t, &fakeAPI{}, nil)
+	ctx := context.Background()
+	if err := p.GroupJoined(ctx); err == nil {
+		t.Fatal("GroupJoined before Run = nil; want an error")
+	}
+	stop := e.run(t, p)
+	deadline := time.Now().Add(20 * time.Second)
+	for err := p.GroupJoined(ctx); err != nil; err = p.GroupJoined(ctx) {
+		if time.Now().After(deadline) {
+			t.Fatalf("GroupJoined after 20s: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond) // polling franz-go's group state; no event exposes the join
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.GroupJoined(ctx); err == nil {
+		t.Fatal("GroupJoined after Run returned = nil; want an error")
+	}
 }

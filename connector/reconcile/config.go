@@ -24,7 +24,7 @@ type API interface {
 // Producer is the part of *kgo.Client the reconciler publishes with: a
 // non-transactional client with acks=all and idempotence.
 type Producer interface {
-	ProduceSync(ctx context.Context, rs ...*kgo.Record) kgo.ProduceResults
+	Produce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error))
 }
 
 // Encoder encodes an outcome record.
@@ -60,6 +60,11 @@ type Config struct {
 	// publish a replayed old webhook over the newer state of a session of
 	// this replica's partitions.
 	Tracker *sessionstate.Tracker
+	// Holds, when set, is shared with the pipeline and the ingress of the
+	// same process: a polled state of a session whose older state waits in
+	// an open pipeline transaction is published after that transaction
+	// ends, so it lands after it on the sessions topic.
+	Holds *sessionstate.Holds
 	// QuietAfter: a session with no new state for this long is polled.
 	// Default 5m.
 	QuietAfter time.Duration

@@ -110,26 +110,52 @@ func (r *Reconciler) publish(ctx context.Context, t task, st *codec.SessionState
 		(!force || sessionstate.Newer(sessionstate.VersionOf(t.state), v)) {
 		return false, nil
 	}
-	if tr := r.cfg.Tracker; tr != nil {
-		// Checked before and admitted after the publish: a failed publish
-		// must not make the tracker believe the state is out.
-		if latest, ok := tr.Latest(t.id); ok && (sessionstate.Newer(latest, v) || (!force && !sessionstate.Newer(v, latest))) {
-			if !sessionstate.Newer(latest, v) {
-				r.pending.apply(st, t.partition) // this process already published it
-			}
-			return false, nil
-		}
-	}
 	val, err := r.cfg.Encoder.Encode(ctx, r.cfg.SessionsTopic, st)
 	if err != nil {
 		return false, fmt.Errorf("encode session state: %w", err)
 	}
 	rec := &kgo.Record{Topic: r.cfg.SessionsTopic, Key: []byte(t.id), Value: val, Headers: headers}
-	if err := r.cfg.Producer.ProduceSync(ctx, rec).FirstErr(); err != nil {
-		return false, fmt.Errorf("publish session state: %w", err)
+	var (
+		started, published, admitted bool
+		done                         = make(chan error, 1)
+	)
+	// start decides and starts the produce in one step, so no other
+	// publisher of this process admits a state of the session in between.
+	start := func() bool {
+		if tr := r.cfg.Tracker; tr != nil {
+			if latest, ok := tr.Latest(t.id); ok && (sessionstate.Newer(latest, v) || (!force && !sessionstate.Newer(v, latest))) {
+				published = !sessionstate.Newer(latest, v) // this process already published it
+				return false
+			}
+			// Admitted before the broker's answer, so that a concurrent
+			// older state is refused; retracted below if the publish fails.
+			admitted = tr.AdmitVersion(v)
+		}
+		started = true
+		r.cfg.Producer.Produce(ctx, rec, func(_ *kgo.Record, err error) { done <- err })
+		return true
 	}
-	if r.cfg.Tracker != nil {
-		r.cfg.Tracker.AdmitVersion(v)
+	settle := func() {}
+	if r.cfg.Holds == nil {
+		start()
+	} else if s, err := r.cfg.Holds.Do(ctx, t.id, start); err != nil {
+		return false, fmt.Errorf("session %s held by an open transaction: %w", t.id, err)
+	} else if s != nil {
+		settle = s
+	}
+	if !started {
+		if published {
+			r.pending.apply(st, t.partition)
+		}
+		return false, nil
+	}
+	err = <-done
+	settle()
+	if err != nil {
+		if admitted {
+			r.cfg.Tracker.Retract(v)
+		}
+		return false, fmt.Errorf("publish session state: %w", err)
 	}
 	r.pending.apply(st, t.partition)
 	return true, nil

@@ -7,39 +7,62 @@ import (
 	"github.com/paysession/paysession/internal/codec"
 )
 
-// Holds orders the sessions topic between a transactional and a plain
-// producer of the same process. The pipeline publishes session states inside
-// a Kafka transaction: they become visible only at commit. A webhook state
-// published meanwhile by the (non-transactional) ingress would land before
-// them although it is newer, and the topic would end on the older state.
-// So the pipeline holds a session from admitting its state until the
-// transaction ends, and the ingress admits and starts publishing a state of
-// that session only once no hold is left.
+// Holds orders the sessions topic between the transactional producer of the
+// pipeline and the plain producer of the ingress and the reconciler in one
+// process. Records of two producers land in the order the broker appends
+// them, which is not the order the states were admitted in:
+//
+//   - The pipeline publishes session states inside a Kafka transaction: they
+//     become visible only at commit. A webhook state published meanwhile
+//     would land before them although it is newer, and the topic would end
+//     on the older state. So the pipeline holds a session from admitting its
+//     state until the transaction ends, and the plain publishers admit and
+//     start publishing a state of that session only once no hold is left.
+//   - The other way round, a plain publisher's state on its way to the
+//     broker (admitted, not yet acknowledged) must land before a newer state
+//     the pipeline admits next, so the pipeline's admission waits until the
+//     session has nothing in flight.
 type Holds struct {
-	mu    sync.Mutex
-	held  map[string]int
-	freed map[string]chan struct{}
+	mu       sync.Mutex
+	held     map[string]int // open transactions holding the session
+	freed    map[string]chan struct{}
+	inFlight map[string]int // plain publishes not yet acknowledged
+	landed   map[string]chan struct{}
 }
 
 // NewHolds returns an empty set of holds.
 func NewHolds() *Holds {
-	return &Holds{held: map[string]int{}, freed: map[string]chan struct{}{}}
+	return &Holds{held: map[string]int{}, freed: map[string]chan struct{}{},
+		inFlight: map[string]int{}, landed: map[string]chan struct{}{}}
 }
 
-// AdmitAndHold calls admit and, when it returns true, holds session id
-// until Release. admit runs under the lock that Do also takes, so a state
-// admitted here and one admitted in Do are never interleaved.
-func (h *Holds) AdmitAndHold(id string, admit func() bool) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if !admit() {
-		return false
+// AdmitAndHold waits until session id has no plain publish in flight, then
+// calls admit and, when it returns true, holds id until Release. admit runs
+// under the lock that Do also takes, so a state admitted here and one
+// admitted in Do are never interleaved. It returns ctx's error (admit has not
+// run) when an in-flight publish outlives ctx.
+func (h *Holds) AdmitAndHold(ctx context.Context, id string, admit func() bool) (bool, error) {
+	for {
+		h.mu.Lock()
+		if ch, busy := h.landed[id]; busy {
+			h.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return false, ctx.Err()
+			}
+		}
+		defer h.mu.Unlock()
+		if !admit() {
+			return false, nil
+		}
+		if h.held[id] == 0 {
+			h.freed[id] = make(chan struct{})
+		}
+		h.held[id]++
+		return true, nil
 	}
-	if h.held[id] == 0 {
-		h.freed[id] = make(chan struct{})
-	}
-	h.held[id]++
-	return true
 }
 
 // Release drops one hold of each id (call it once per successful
@@ -48,37 +71,59 @@ func (h *Holds) Release(ids ...string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, id := range ids {
-		if h.held[id] == 0 {
-			continue
-		}
-		if h.held[id]--; h.held[id] == 0 {
-			delete(h.held, id)
-			close(h.freed[id])
-			delete(h.freed, id)
-		}
+		drop(h.held, h.freed, id)
 	}
 }
 
-// Do waits until session id is not held, then runs fn under the lock, so
-// no hold can start while fn admits and starts publishing. fn must be
-// quick (it must not wait for Kafka). Do returns ctx's error when the hold
-// outlives ctx; fn has not run then.
-func (h *Holds) Do(ctx context.Context, id string, fn func()) error {
+// drop decrements count[id] and closes its channel at zero.
+func drop(count map[string]int, chans map[string]chan struct{}, id string) {
+	if count[id] == 0 {
+		return
+	}
+	if count[id]--; count[id] == 0 {
+		delete(count, id)
+		close(chans[id])
+		delete(chans, id)
+	}
+}
+
+// Do waits until session id is not held, then runs fn under the lock, so no
+// hold can start while fn admits and starts publishing. fn must be quick (it
+// must not wait for Kafka); it returns whether it started a publish. Then Do
+// counts that publish as in flight until the returned settle is called (once,
+// when the broker answered, whatever the answer); settle is nil when fn
+// started nothing. Do returns ctx's error when the hold outlives ctx; fn has
+// not run then.
+func (h *Holds) Do(ctx context.Context, id string, fn func() (started bool)) (settle func(), err error) {
 	for {
 		h.mu.Lock()
 		ch, held := h.freed[id]
 		if !held {
-			fn()
-			h.mu.Unlock()
-			return nil
+			break
 		}
 		h.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
+	defer h.mu.Unlock()
+	if !fn() {
+		return nil, nil
+	}
+	if h.inFlight[id] == 0 {
+		h.landed[id] = make(chan struct{})
+	}
+	h.inFlight[id]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			h.mu.Lock()
+			drop(h.inFlight, h.landed, id)
+			h.mu.Unlock()
+		})
+	}, nil
 }
 
 // TxnAdmitter is the pipeline's view of the tracker: it admits states into
@@ -95,10 +140,12 @@ type TxnAdmitter struct {
 }
 
 // Admit admits st if it is newer than the last published state of its
-// session and holds the session until TransactionEnded.
-func (a *TxnAdmitter) Admit(st *codec.SessionState) bool {
+// session and holds the session until TransactionEnded. It first waits for
+// the session's plain publishes in flight; when they outlive ctx it admits
+// nothing (the reconciler publishes the state later).
+func (a *TxnAdmitter) Admit(ctx context.Context, st *codec.SessionState) bool {
 	v := VersionOf(st)
-	if !a.Holds.AdmitAndHold(v.SessionID, func() bool { return a.Tracker.AdmitVersion(v) }) {
+	if ok, _ := a.Holds.AdmitAndHold(ctx, v.SessionID, func() bool { return a.Tracker.AdmitVersion(v) }); !ok {
 		return false
 	}
 	a.mu.Lock()

@@ -2,8 +2,6 @@ package ingress
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/fields"
 	"github.com/paysession/paysession/internal/signing"
 )
 
@@ -72,34 +71,25 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	setDefault(&c.Path, "/webhooks")
-	setDefault(&c.WebhookEventsTopic, "payments.webhook-events")
-	setDefault(&c.SessionsTopic, "payments.sessions")
-	setDefault(&c.MaxBodyBytes, 1<<20)
-	setDefault(&c.PublishTimeout, 10*time.Second)
-	setDefault(&c.DeliveryTimeout, 2*time.Minute)
-	setDefault(&c.DedupeTTL, 25*time.Hour)
-	setDefault(&c.DedupeMaxEntries, 500000)
-	setDefault(&c.DefaultAPIVersion, 1)
+	fields.Default(&c.Path, "/webhooks")
+	fields.Default(&c.WebhookEventsTopic, "payments.webhook-events")
+	fields.Default(&c.SessionsTopic, "payments.sessions")
+	fields.Default(&c.MaxBodyBytes, 1<<20)
+	fields.Default(&c.PublishTimeout, 10*time.Second)
+	fields.Default(&c.DeliveryTimeout, 2*time.Minute)
+	fields.Default(&c.DedupeTTL, 25*time.Hour)
+	fields.Default(&c.DedupeMaxEntries, 500000)
+	fields.Default(&c.DefaultAPIVersion, 1)
 	if c.Now == nil {
 		c.Now = time.Now
-	}
-}
-
-func setDefault[T comparable](p *T, v T) {
-	var zero T
-	if *p == zero {
-		*p = v
 	}
 }
 
 // Validate reports every missing or invalid field at once. Zero values that
 // have defaults are valid.
 func (c Config) Validate() error {
-	var errs []error
-	add := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{field}, args...)...))
-	}
+	var errs fields.Errors
+	add := errs.Add
 	if c.Path != "" && !strings.HasPrefix(c.Path, "/") {
 		add("Path", "%q must start with /", c.Path)
 	}
@@ -138,7 +128,7 @@ func (c Config) Validate() error {
 	if c.DefaultAPIVersion != 0 && c.DefaultAPIVersion != 1 && c.DefaultAPIVersion != 2 {
 		add("DefaultAPIVersion", "%d: want 1 or 2", c.DefaultAPIVersion)
 	}
-	return errors.Join(errs...)
+	return errs.Err()
 }
 
 var (

@@ -2,8 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 
 	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/fields"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
@@ -89,14 +88,14 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	def(&c.Group, "paysession-reconciler")
-	def(&c.SessionsTopic, "payments.sessions")
-	def(&c.APIVersion, 1)
-	def(&c.QuietAfter, 5*time.Minute)
-	def(&c.MaxBackoff, max(30*time.Minute, c.QuietAfter))
-	def(&c.Tick, time.Second)
-	def(&c.MaxInFlight, 8)
-	def(&c.CallTimeout, 30*time.Second)
+	fields.Default(&c.Group, "paysession-reconciler")
+	fields.Default(&c.SessionsTopic, "payments.sessions")
+	fields.Default(&c.APIVersion, 1)
+	fields.Default(&c.QuietAfter, 5*time.Minute)
+	fields.Default(&c.MaxBackoff, max(30*time.Minute, c.QuietAfter))
+	fields.Default(&c.Tick, time.Second)
+	fields.Default(&c.MaxInFlight, 8)
+	fields.Default(&c.CallTimeout, 30*time.Second)
 	c.Confirm.defaults()
 	if c.Decoder == nil {
 		c.Decoder = AvroStateDecoder{}
@@ -106,19 +105,10 @@ func (c *Config) defaults() {
 	}
 }
 
-func def[T comparable](p *T, v T) {
-	var zero T
-	if *p == zero {
-		*p = v
-	}
-}
-
 // Validate reports every missing or invalid field at once.
 func (c Config) Validate() error {
-	var errs []error
-	add := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{field}, args...)...))
-	}
+	var errs fields.Errors
+	add := errs.Add
 	if len(c.Brokers) == 0 {
 		add("Brokers", "required")
 	}
@@ -152,9 +142,9 @@ func (c Config) Validate() error {
 		add("MaxInFlight", "%d is negative", c.MaxInFlight)
 	}
 	if err := c.Confirm.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("Confirm: %w", err))
+		add("Confirm", "%w", err)
 	}
-	return errors.Join(errs...)
+	return errs.Err()
 }
 
 var (

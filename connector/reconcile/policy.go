@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/fields"
 )
 
 // Confirmation modes. Exactly one party decides each session waiting for
@@ -46,9 +47,9 @@ type ConfirmPolicy struct {
 }
 
 func (p *ConfirmPolicy) defaults() {
-	def(&p.Mode, ConfirmUpstream)
-	def(&p.Deadline, 240*time.Minute)
-	def(&p.WarnBefore, 30*time.Minute)
+	fields.Default(&p.Mode, ConfirmUpstream)
+	fields.Default(&p.Deadline, 240*time.Minute)
+	fields.Default(&p.WarnBefore, 30*time.Minute)
 }
 
 // Validate reports every invalid field at once.

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -33,7 +32,8 @@ type Options struct {
 	// Logger (required).
 	Logger *slog.Logger
 	// InstanceID makes this replica's transactional id unique and stable
-	// across its restarts (default: the host name, which is the pod name).
+	// across its restarts (default: PAYSESSION_KAFKA_INSTANCE_ID, else the
+	// host name, which is the pod name).
 	InstanceID string
 	// WebhookListener and OpsListener replace the configured listen
 	// addresses (the demo and tests pass ":0" listeners).
@@ -107,10 +107,11 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, ap
 	var err error
 	instance := o.InstanceID
 	if instance == "" {
-		instance, _ = os.Hostname()
+		instance = cfg.InstanceID()
 	}
+	groupOpts := append(append([]kgo.Opt{}, kafkaOpts...), cfg.GroupOpts()...)
 	c.pipe, err = pipeline.New(pipeline.Config{
-		Kafka: kafkaOpts, GroupID: cfg.Kafka.GroupID, TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance,
+		Kafka: groupOpts, GroupID: cfg.Kafka.GroupID, TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance,
 		Topics: pipelineTopics(cfg.Topics), API: api, Decoder: dec, Encoder: enc,
 		Tracker:    &sessionstate.TxnAdmitter{Tracker: tracker, Holds: holds},
 		APIVersion: cfg.API.Version, Concurrency: cfg.Pipeline.MaxInFlight, BatchDeadline: cfg.Pipeline.BatchDeadline,
@@ -128,7 +129,7 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, ap
 	}
 	if cfg.Reconciler.Interval > 0 {
 		c.recon, err = reconcile.New(reconcile.Config{
-			Brokers: cfg.Kafka.Brokers, KafkaOpts: kafkaOpts, Group: cfg.Kafka.GroupID + "-reconciler",
+			Brokers: cfg.Kafka.Brokers, KafkaOpts: groupOpts, Group: cfg.Kafka.GroupID + "-reconciler",
 			SessionsTopic: cfg.Topics.Sessions, Producer: c.producer, Encoder: enc, API: api,
 			APIVersion: cfg.API.Version, Tracker: tracker, Holds: holds, QuietAfter: cfg.Reconciler.QuietAfter,
 			Tick: cfg.Reconciler.Interval, Confirm: confirmPolicy(cfg.Confirm),

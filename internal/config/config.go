@@ -51,12 +51,14 @@ type Retry struct {
 
 // Kafka configures the connection to the Kafka cluster.
 type Kafka struct {
-	Brokers               []string `env:"BROKERS" desc:"comma-separated seed brokers host:port (required)"`
-	ClientID              string   `env:"CLIENT_ID, default=paysession-connector" desc:"Kafka client id"`
-	GroupID               string   `env:"GROUP_ID, default=paysession-connector" desc:"consumer group of the command pipeline"`
-	TransactionalIDPrefix string   `env:"TRANSACTIONAL_ID_PREFIX, default=paysession-connector" desc:"prefix of transactional ids; each replica appends its own suffix"`
-	TLS                   TLS      `env:", prefix=TLS_"`
-	SASL                  SASL     `env:", prefix=SASL_"`
+	Brokers               []string      `env:"BROKERS" desc:"comma-separated seed brokers host:port (required)"`
+	ClientID              string        `env:"CLIENT_ID, default=paysession-connector" desc:"Kafka client id"`
+	GroupID               string        `env:"GROUP_ID, default=paysession-connector" desc:"consumer group of the command pipeline"`
+	TransactionalIDPrefix string        `env:"TRANSACTIONAL_ID_PREFIX, default=paysession-connector" desc:"prefix of transactional ids; each replica appends its instance id"`
+	InstanceID            string        `env:"INSTANCE_ID" desc:"this replica's id, the suffix of its transactional id; default the host name (the pod name). Replicas on one host need distinct ids, and a restarted replica should keep its id so that it fences its previous incarnation at once"`
+	SessionTimeout        time.Duration `env:"SESSION_TIMEOUT, default=45s" desc:"consumer-group session timeout: how long the partitions of a replica that died without leaving wait before a rebalance moves them (the broker allows 6s-30m by default)"`
+	TLS                   TLS           `env:", prefix=TLS_"`
+	SASL                  SASL          `env:", prefix=SASL_"`
 }
 
 // TLS configures TLS to the brokers.

@@ -92,6 +92,7 @@ func TestLoadDefaults(t *testing.T) {
 		{"log format", c.Log.Format, "json"},
 		{"command topics", len(c.Topics.Commands()), 13},
 		{"capture by kind", c.Topics.Commands()["capture"], "payments.commands.capture"},
+		{"session timeout", c.Kafka.SessionTimeout, 45 * time.Second},
 	}
 	for _, ck := range checks {
 		if ck.got != ck.want {
@@ -110,9 +111,13 @@ func TestLoadOverrides(t *testing.T) {
 	env["PAYSESSION_CONFIRM_KINDS"] = "payout"
 	env["PAYSESSION_CONFIRM_MAX_AMOUNT"] = "500000"
 	env["PAYSESSION_LOG_LEVEL"] = ""
+	env["PAYSESSION_KAFKA_INSTANCE_ID"] = "connector-2"
 	c, err := load(t, env)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := c.InstanceID(); got != "connector-2" {
+		t.Errorf("InstanceID() = %q; want connector-2", got)
 	}
 	if c.API.Version != 2 || c.API.SignaturePadding != "pss" || c.Pipeline.BatchDeadline != 2*time.Second ||
 		c.Topics.Capture != "orders.capture" || c.Confirm.MaxAmount != 500000 || c.Log.Level != "info" {
@@ -139,6 +144,7 @@ func TestLoadErrors(t *testing.T) {
 		{"padding", map[string]string{"PAYSESSION_API_SIGNATURE_PADDING": "oaep"}, nil, []string{`PAYSESSION_API_SIGNATURE_PADDING: must be pkcs1v15 or pss, got "oaep"`}},
 		{"public keys needed", nil, []string{"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES"}, []string{"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES: required"}},
 		{"broker", map[string]string{"PAYSESSION_KAFKA_BROKERS": "kafka-0"}, nil, []string{`PAYSESSION_KAFKA_BROKERS: must be host:port, got "kafka-0"`}},
+		{"session timeout", map[string]string{"PAYSESSION_KAFKA_SESSION_TIMEOUT": "2s"}, nil, []string{"PAYSESSION_KAFKA_SESSION_TIMEOUT: must be longer than the 3s heartbeat interval, got 2s"}},
 		{"sasl mechanism", map[string]string{"PAYSESSION_KAFKA_SASL_MECHANISM": "GSSAPI"}, nil, []string{"PAYSESSION_KAFKA_SASL_MECHANISM: must be PLAIN"}},
 		{"sasl missing credentials", map[string]string{"PAYSESSION_KAFKA_SASL_MECHANISM": "SCRAM-SHA-512"}, nil,
 			[]string{"PAYSESSION_KAFKA_SASL_USERNAME: required", "PAYSESSION_KAFKA_SASL_PASSWORD: required"}},

@@ -40,6 +40,22 @@ func (c *Config) KafkaOpts() ([]kgo.Opt, error) {
 	return opts, nil
 }
 
+// GroupOpts are the consumer-group options of the connector's group members
+// (the pipeline and the reconciler), to add to KafkaOpts.
+func (c *Config) GroupOpts() []kgo.Opt {
+	return []kgo.Opt{kgo.SessionTimeout(c.Kafka.SessionTimeout), kgo.HeartbeatInterval(heartbeatInterval)}
+}
+
+// InstanceID is the replica's id: PAYSESSION_KAFKA_INSTANCE_ID, else the
+// host name.
+func (c *Config) InstanceID() string {
+	if c.Kafka.InstanceID != "" {
+		return c.Kafka.InstanceID
+	}
+	h, _ := os.Hostname()
+	return h
+}
+
 // config builds the TLS configuration, loading the CA and client key pair.
 func (t TLS) config() (*tls.Config, error) {
 	tc := &tls.Config{

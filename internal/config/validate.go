@@ -16,6 +16,10 @@ import (
 	"github.com/paysession/paysession/internal/signing"
 )
 
+// heartbeatInterval is the group heartbeat interval of the Kafka clients
+// (franz-go's default); the session timeout must exceed it.
+const heartbeatInterval = 3 * time.Second
+
 // problems collects one error per bad variable; names are given without Prefix.
 type problems struct {
 	skip map[string]bool // full names that already failed to decode
@@ -154,6 +158,9 @@ func (c *Config) validateKafka(p *problems) {
 	p.required("KAFKA_CLIENT_ID", k.ClientID)
 	p.required("KAFKA_GROUP_ID", k.GroupID)
 	p.required("KAFKA_TRANSACTIONAL_ID_PREFIX", k.TransactionalIDPrefix)
+	if k.SessionTimeout <= heartbeatInterval {
+		p.add("KAFKA_SESSION_TIMEOUT", "must be longer than the %s heartbeat interval, got %s", heartbeatInterval, k.SessionTimeout)
+	}
 	for _, nf := range [][2]string{{"KAFKA_TLS_CA_FILE", k.TLS.CAFile}, {"KAFKA_TLS_CERT_FILE", k.TLS.CertFile}, {"KAFKA_TLS_KEY_FILE", k.TLS.KeyFile}} {
 		name, f := nf[0], nf[1]
 		if f == "" {

@@ -86,9 +86,10 @@ func New(ctx context.Context, o Options) (*Connector, error) {
 		return nil, err
 	}
 	holds := sessionstate.NewHolds()
-	// kprom registers its collectors once per client, so only the long-lived
-	// producer carries it; the pipeline rebuilds its client after an unknown
-	// transaction end and exports its own metrics.
+	// kprom registers its collectors per client: the producer's as
+	// paysession_kafka_*, the pipeline's (rebuilt after an unknown
+	// transaction end; kprom unregisters on close) as
+	// paysession_kafka_pipeline_*.
 	producer, err := kgo.NewClient(append(append([]kgo.Opt{}, kafkaOpts...), kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.WithHooks(kprom.NewMetrics("paysession_kafka", kprom.Registerer(reg))))...)
 	if err != nil {
@@ -111,6 +112,9 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, ap
 	}
 	groupOpts := append(append([]kgo.Opt{}, kafkaOpts...), cfg.GroupOpts()...)
 	c.pipe, err = pipeline.New(pipeline.Config{
+		ClientHooks: func() []kgo.Hook {
+			return []kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("pipeline"), kprom.Registerer(c.Registry))}
+		},
 		Kafka: groupOpts, GroupID: cfg.Kafka.GroupID, TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance,
 		Topics: pipelineTopics(cfg.Topics), API: api, Decoder: dec, Encoder: enc,
 		Tracker:    &sessionstate.TxnAdmitter{Tracker: tracker, Holds: holds},

@@ -125,6 +125,9 @@ func TestMetricsMoveAfterCommands(t *testing.T) {
 		`paysession_webhook_requests_total\{[^}]*type="payment_finished"[^}]*\} [1-9]`,
 		`paysession_pipeline_dead_letters_total 1`,
 		`paysession_kafka_produce_bytes_total`,
+		`paysession_kafka_pipeline_fetch_bytes_total`,
+		`paysession_pipeline_consumer_lag\{partition="\d+",topic="payments\.commands\.init-payout"\} 0`,
+		`paysession_pipeline_transaction_phase_seconds_count\{phase="end"\} [1-9]`,
 	} {
 		if !regexp.MustCompile(re).Match(body) {
 			t.Errorf("/metrics has no line matching %s", re)

@@ -125,6 +125,10 @@ type Config struct {
 	JitterSeed uint64 // seed of the backoff jitter
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer // optional
+	// ClientHooks, when set, gives the hooks of each Kafka session's client
+	// (a fresh set per session: the client is rebuilt after an unknown
+	// transaction end), e.g. kprom metrics that unregister when it closes.
+	ClientHooks func() []kgo.Hook
 }
 
 func (c *Config) defaults() {

@@ -2,9 +2,11 @@ package pipeline
 
 import (
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/internal/payapi"
 )
@@ -17,6 +19,7 @@ type metrics struct {
 	inFlight     prometheus.Gauge
 	transactions *prometheus.CounterVec   // result
 	txnPhase     *prometheus.HistogramVec // phase: calls, produce, end
+	lag          *prometheus.GaugeVec     // topic, partition
 	deadLetters  prometheus.Counter
 }
 
@@ -48,6 +51,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help:    "Time of each phase of a batch's transaction: calls (API calls of the batch), produce (outcome records), end (flush, offsets, commit or abort).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
 		}, []string{"phase"}),
+		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "paysession_pipeline_consumer_lag",
+			Help: "Records of a consumed partition not yet polled: its last stable offset minus the next offset to poll, as of the latest fetch of the partition.",
+		}, []string{"topic", "partition"}),
 		deadLetters: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "paysession_pipeline_dead_letters_total",
 			Help: "Records committed to the dead-letter topic.",
@@ -57,7 +64,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return m, nil
 	}
 	var errs []error
-	for _, c := range []prometheus.Collector{m.commands, m.apiDuration, m.retries, m.inFlight, m.transactions, m.txnPhase, m.deadLetters} {
+	for _, c := range []prometheus.Collector{m.commands, m.apiDuration, m.retries, m.inFlight, m.transactions, m.txnPhase, m.lag, m.deadLetters} {
 		errs = append(errs, reg.Register(c))
 	}
 	return m, errors.Join(errs...)
@@ -79,4 +86,28 @@ func (m *metrics) observeCall(endpoint string, err error, d time.Duration) {
 		}
 	}
 	m.apiDuration.WithLabelValues(endpoint, outcome).Observe(d.Seconds())
+}
+
+// observeLag sets the lag of every partition a poll returned records of.
+func (m *metrics) observeLag(fs kgo.Fetches) {
+	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		if len(p.Records) == 0 {
+			return
+		}
+		end := p.LastStableOffset // read_committed: the end a consumer can reach
+		if end <= 0 {
+			end = p.HighWatermark
+		}
+		next := p.Records[len(p.Records)-1].Offset + 1
+		m.lag.WithLabelValues(p.Topic, strconv.Itoa(int(p.Partition))).Set(float64(max(end-next, 0)))
+	})
+}
+
+// forgetLag drops the lag series of partitions this member no longer owns.
+func (m *metrics) forgetLag(parts map[string][]int32) {
+	for t, ps := range parts {
+		for _, p := range ps {
+			m.lag.DeleteLabelValues(t, strconv.Itoa(int(p)))
+		}
+	}
 }

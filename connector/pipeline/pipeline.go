@@ -124,6 +124,9 @@ func (p *Pipeline) newSession() (*kgo.GroupTransactSession, error) {
 		kgo.OnPartitionsRevoked(p.onRevoked),
 		kgo.OnPartitionsLost(p.onRevoked),
 	)
+	if p.cfg.ClientHooks != nil {
+		opts = append(opts, kgo.WithHooks(p.cfg.ClientHooks()...))
+	}
 	s, err := kgo.NewGroupTransactSession(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka session: %w", err)
@@ -147,6 +150,7 @@ func (p *Pipeline) onRevoked(_ context.Context, _ *kgo.Client, rev map[string][]
 	if len(rev) == 0 {
 		return
 	}
+	p.metrics.forgetLag(rev)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.revoked = true
@@ -184,6 +188,7 @@ func (p *Pipeline) runSession(ctx context.Context, s *kgo.GroupTransactSession) 
 				p.log.Warn("fetch error", slog.String("topic", t), slog.Int("partition", int(part)), slog.Any("error", err))
 			}
 		})
+		p.metrics.observeLag(fetches)
 		recs := fetches.Records()
 		if len(recs) == 0 {
 			continue

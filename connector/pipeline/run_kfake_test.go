@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -93,9 +94,10 @@ func (e *kfakeEnv) run(t *testing.T, p *Pipeline) (stop func() error) {
 	return stop
 }
 
+// produce writes recs to the partitions they name (Partition, default 0).
 func (e *kfakeEnv) produce(t *testing.T, recs ...*kgo.Record) {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(e.seeds...))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.seeds...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -482,5 +484,42 @@ func TestGroupJoined(t *testing.T) {
 	}
 	if err := p.GroupJoined(ctx); err == nil {
 		t.Fatal("GroupJoined after Run returned = nil; want an error")
+	}
+}
+
+// TestConsumerLag: while the first batch of a partition is held in the API,
+// the lag gauge counts the records behind it; once all are done it is 0.
+func TestConsumerLag(t *testing.T) {
+	e := newKfakeEnv(t)
+	release := make(chan struct{})
+	var first sync.Once
+	api := &fakeAPI{handle: func(ctx context.Context, c fakeCall) (*payapi.Session, error) {
+		first.Do(func() { <-release })
+		return &payapi.Session{ID: c.SessionID, Status: "in_progress", UpdatedAt: time.Unix(1, 0)}, nil
+	}}
+	topic := e.topics.Commands[codec.KindCapture]
+	var recs []*kgo.Record
+	for i := range 10 {
+		recs = append(recs, captureRecord(e.topics, fmt.Sprintf("lag-%d", i), fmt.Sprintf("ps_%d", i)))
+	}
+	e.produce(t, recs...)
+	p := e.pipeline(t, api, func(c *Config) { c.MaxPollRecords = 2 })
+	e.run(t, p)
+	gauge := p.metrics.lag.WithLabelValues(topic, "0")
+	deadline := time.Now().Add(20 * time.Second)
+	for testutil.ToFloat64(gauge) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // the poll happens in Run; no event exposes it
+	}
+	// The first poll took at most 2 of the 10 records (more may be buffered).
+	if got := testutil.ToFloat64(gauge); got < 8 || got > 9 {
+		t.Errorf("lag while the first batch waits = %v; want 8 (10 records, at most 2 polled)", got)
+	}
+	close(release)
+	e.results(t, 10, 20*time.Second)
+	for testutil.ToFloat64(gauge) != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := testutil.ToFloat64(gauge); got != 0 {
+		t.Errorf("lag after every command = %v; want 0", got)
 	}
 }

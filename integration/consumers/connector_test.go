@@ -2,7 +2,6 @@ package consumers
 
 import (
 	"bytes"
-	"context"
 	"net/http/httptest"
 	"os/exec"
 	"strings"
@@ -70,20 +69,7 @@ func TestKcatToPythonThroughPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("pipeline Run: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Errorf("pipeline did not stop within 30s")
-		}
-	})
+	harness.Background(t, "pipeline Run", p.Run)
 
 	key := "kcat-payout-" + id
 	command := `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":"4111111111111111",` +

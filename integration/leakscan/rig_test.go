@@ -114,23 +114,7 @@ func startRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatalf("connector.New: %v", err)
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- c.Run(runCtx) }()
-	var once sync.Once
-	var runErr error
-	stop := func() error {
-		once.Do(func() {
-			cancel()
-			select {
-			case runErr = <-done:
-			case <-time.After(30 * time.Second):
-				t.Errorf("connector did not stop within 30s")
-			}
-		})
-		return runErr
-	}
-	t.Cleanup(func() { _ = stop() })
+	stop := harness.Background(t, "connector Run", c.Run)
 	return &rig{cfg: cfg, sandbox: sim, logs: logs, stop: stop, client: cl}
 }
 

@@ -149,20 +149,7 @@ func (e *env) start(t *testing.T, mod func(*pipeline.Config)) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("pipeline Run: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Errorf("pipeline Run did not return within 30s of cancel")
-		}
-	})
+	harness.Background(t, "pipeline Run", p.Run)
 }
 
 // produce writes command records with a plain franz-go producer.

@@ -182,15 +182,7 @@ func (g *rig) newReconciler(t *testing.T, tr *sessionstate.Tracker, policy recon
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("reconciler: %v", err)
-		}
-	})
+	harness.Background(t, "reconciler", r.Run)
 	return r
 }
 

@@ -71,6 +71,28 @@ func TestParseStatusKB(t *testing.T) {
 	}
 }
 
+func TestParseStatCPU(t *testing.T) {
+	tests := []struct {
+		name    string
+		stat    string
+		want    time.Duration
+		wantErr bool
+	}{
+		{"plain", "4242 (paysim) S 1 4242 4242 0 -1 4194560 900 0 0 0 250 70 0 0 20 0 12 0", 3200 * time.Millisecond, false},
+		{"name with spaces and parens", "7 (a (b) c) R 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0", 30 * time.Millisecond, false},
+		{"truncated", "7 (x) R 1 7", 0, true},
+		{"no name", "7 x R", 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseStatCPU([]byte(tc.stat))
+			if (err != nil) != tc.wantErr || got != tc.want {
+				t.Errorf("parseStatCPU = %v, %v; want %v (error %v)", got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
 func TestParseTagShare(t *testing.T) {
 	out := []byte(" part: Total 2.93s of 3.06s (95.75%)\n       2.65s (86.60%): connector\n       280ms ( 9.15%): sandbox\n" +
 		" phase: Total 1s of 3.06s (32.68%)\n          1s (32.68%): connector\n")
@@ -115,10 +137,11 @@ func TestReportJSON(t *testing.T) {
 	}
 	wantKeys := map[string][]string{
 		"signing":    {"goroutines", "seconds", "signs_per_s"},
-		"throughput": {"commands", "commands_per_s", "connector_cpu_efficiency", "connector_cpu_ms_per_command", "connector_cpu_share", "fraction_of_signing_ceiling", "max_in_flight", "partitions", "process_cores_used", "process_cpu_ms_per_command", "process_cpu_s", "seconds"},
+		"throughput": {"commands", "commands_per_s", "connector_cpu_efficiency", "connector_cpu_ms_per_command", "connector_cpu_share", "fraction_of_signing_ceiling", "max_in_flight", "partitions", "process_cores_used", "process_cpu_ms_per_command", "process_cpu_s", "sandbox_cpu_ms_per_command", "seconds"},
 		"latency":    {"added_max_ms", "added_p50_ms", "added_p99_ms", "commands", "mean_api_call_ms", "mean_ms_between_transactions", "mean_transaction_phase_ms", "rate_per_s", "sandbox_latency_ms", "transactions"},
-		"slow_api":   {"commands", "commands_per_s", "heap_inuse_mib_at_end", "max_in_flight", "partitions", "peak_in_flight", "peak_rss_mib", "sandbox_latency_ms", "seconds"},
-		"webhooks":   {"accepted", "accepted_per_s", "p50_ms", "p99_ms", "seconds", "sent", "workers"},
+		"slow_api": {"commands", "commands_per_s", "goroutines_at_peak", "heap_inuse_mib_at_end", "heap_inuse_mib_at_peak", "max_in_flight",
+			"partitions", "peak_in_flight", "peak_rss_mib", "sandbox_latency_ms", "seconds", "stack_inuse_mib_at_peak"},
+		"webhooks": {"accepted", "accepted_per_s", "p50_ms", "p99_ms", "seconds", "sent", "workers"},
 	}
 	for section, keys := range wantKeys {
 		m, _ := got[section].(map[string]any)

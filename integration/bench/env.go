@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -27,25 +26,25 @@ import (
 	"github.com/paysession/paysession/internal/paysim"
 )
 
-// env is everything a bench run drives: the broker, the sandbox, the
-// connector (running), a producer of commands and the results collector.
-// Goroutines of each part carry a pprof label part=broker-client|sandbox|
-// connector, so a CPU profile tells the connector's share of the process.
+// env is everything a bench run drives: the broker, the sandbox (a paysim
+// process), the connector (running in this process), a producer of
+// commands and the results collector. Goroutines of each part carry a pprof
+// label part=bench-clients|connector, so a CPU profile tells the
+// connector's share of the process.
 type env struct {
-	dir        string
-	brokers    []string
-	broker     *harness.Broker // nil with KAFKA_BROKERS
-	admin      *kadm.Client
-	topics     []string
-	cfg        *config.Config
-	sandbox    *paysim.Server
-	sandboxSrv *http.Server
-	service    *rsa.PrivateKey // signs webhooks, as the service does
-	conn       *connector.Connector
-	stopConn   func() error
-	producer   *kgo.Client
-	results    *collector
-	hookURL    string
+	dir      string
+	brokers  []string
+	broker   *harness.Broker // nil with KAFKA_BROKERS
+	admin    *kadm.Client
+	topics   []string
+	cfg      *config.Config
+	sandbox  *sandboxProc    // its own process: not in this process's CPU and RSS
+	service  *rsa.PrivateKey // signs webhooks, as the service does
+	conn     *connector.Connector
+	stopConn func() error
+	producer *kgo.Client
+	results  *collector
+	hookURL  string
 }
 
 const hookPath = "/webhooks/paysession"
@@ -106,30 +105,19 @@ func (e *env) startBroker(ctx context.Context, log *slog.Logger) error {
 	return nil
 }
 
+// startSandbox writes the dev keys (the bench keeps the service key to
+// sign its webhooks) and starts the sandbox as its own process with them.
 func (e *env) startSandbox(ctx context.Context) error {
-	partner, service, err := paysim.DevKeys(e.dir)
+	_, service, err := paysim.DevKeys(e.dir)
 	if err != nil {
 		return err
 	}
 	e.service = service
-	// No webhook URL: the sandbox would sign one webhook per operation in
-	// this very process and halve what the command phases measure; the
-	// webhook phase posts its own signed webhooks.
-	e.sandbox, err = paysim.New(paysim.Config{ServiceKey: service, Seed: 1,
-		Projects: []paysim.Project{paysim.DevProject("bench", &partner.PublicKey, "")}})
-	if err != nil {
-		return err
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	e.sandboxSrv = &http.Server{Handler: e.sandbox.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	pprof.Do(ctx, pprof.Labels("part", "sandbox"), func(context.Context) {
-		go func() { _ = e.sandboxSrv.Serve(l) }()
-	})
-	e.sandboxSrv.Addr = l.Addr().String()
-	return nil
+	// No webhook URL: the sandbox would send one webhook per operation to
+	// the connector and halve what the command phases measure; the webhook
+	// phase posts its own signed webhooks.
+	e.sandbox, err = startSandboxProc(ctx, e.dir, "bench")
+	return err
 }
 
 // topicVars creates one fresh topic per topic variable (the command topic
@@ -174,7 +162,7 @@ func (e *env) startConnector(ctx context.Context, o options, log *slog.Logger) e
 	}
 	id := randomID()
 	for k, v := range map[string]string{
-		"PAYSESSION_API_BASE_URL":                  "http://" + e.sandboxSrv.Addr,
+		"PAYSESSION_API_BASE_URL":                  e.sandbox.url,
 		"PAYSESSION_API_PROJECT":                   "bench",
 		"PAYSESSION_API_PRIVATE_KEY_FILE":          filepath.Join(e.dir, paysim.DevPartnerPrivate),
 		"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES":  filepath.Join(e.dir, paysim.DevServicePublic),
@@ -222,11 +210,8 @@ func (e *env) close() {
 	if e.producer != nil {
 		e.producer.Close()
 	}
-	if e.sandboxSrv != nil {
-		_ = e.sandboxSrv.Close()
-	}
 	if e.sandbox != nil {
-		_ = e.sandbox.Close()
+		e.sandbox.close()
 	}
 	if e.admin != nil {
 		if len(e.topics) > 0 {

@@ -5,9 +5,11 @@
 // at the webhook endpoint. It prints a table and writes the figures as JSON.
 //
 // It sits beside the data path like integration/harness: it starts a Kafka
-// broker (or uses KAFKA_BROKERS), the sandbox (internal/paysim) on loopback and
-// the whole connector in-process (connector.New, configured through
-// config.Load like cmd/connector), and drives it with plain franz-go clients.
+// broker (or uses KAFKA_BROKERS), the sandbox as its own process (cmd/paysim,
+// built into a temp dir, on loopback) and the whole connector in-process
+// (connector.New, configured through config.Load like cmd/connector), and
+// drives it with plain franz-go clients. The process's CPU and RSS are thus
+// the connector's and those clients', never the sandbox's.
 //
 //	go run ./integration/bench -out .cache/bench.json
 package main

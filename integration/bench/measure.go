@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"time"
 )
@@ -57,35 +58,51 @@ func measure(ctx context.Context, o options, log *slog.Logger) (*Report, error) 
 
 func notes(o options) []string {
 	return []string{
-		"connector, sandbox and the bench's Kafka clients share one process: process CPU and RSS include the sandbox " +
-			"(signature verification, sessions) and the clients; connector_cpu_share is the part=connector pprof label's share",
+		"the sandbox runs as its own process (cmd/paysim); the connector and the bench's Kafka clients (command producer, " +
+			"results collector) share the bench's process: process CPU and peak RSS are theirs, not the sandbox's; " +
+			"connector_cpu_share is the part=connector pprof label's share of that process, sandbox_cpu_ms_per_command " +
+			"the paysim process's CPU",
+		"peak RSS is the bench process's VmHWM during the slow-API phase (reset at its start, after a GC that returned " +
+			"freed memory): the connector with its goroutines, buffers and Go heap growth, plus the producer and collector " +
+			"of this phase's commands and results; heap profile of the peak: " + slowHeapProfile(o),
 		fmt.Sprintf("PAYSESSION_PIPELINE_MAX_IN_FLIGHT=%d in every phase; the sandbox sends no webhooks in the command phases", o.maxInFlight),
 		"added latency = produce call -> result readable with read_committed, minus the sandbox latency (0 in that phase)",
 	}
 }
 
-// printMissedProfiles prints the top of each missed target's CPU profile.
+// slowHeapProfile is where the slow-API phase writes its heap profile.
+func slowHeapProfile(o options) string {
+	return filepath.Join(o.profileDir, "bench-slow-api-heap.pprof")
+}
+
+// printMissedProfiles prints the top of each missed target's profile: the
+// CPU profile of its phase, the heap profile for the RSS target.
 func printMissedProfiles(w io.Writer, rep *Report) {
-	profiles := map[string]string{
-		"end-to-end throughput":         rep.Throughput.Profile,
-		"slow API, 1 partition":         rep.SlowAPI.Profile,
-		"added latency p99 at half max": rep.Latency.Profile,
-		"webhooks accepted":             rep.Webhooks.Profile,
-		"webhook answer p99":            rep.Webhooks.Profile,
-		"peak RSS, ~1000 in flight":     rep.SlowAPI.Profile,
+	type prof struct {
+		path, kind string
+		flags      []string
+	}
+	cpu := func(path string) prof { return prof{path: path, kind: "CPU"} }
+	profiles := map[string]prof{
+		"end-to-end throughput":         cpu(rep.Throughput.Profile),
+		"slow API, 1 partition":         cpu(rep.SlowAPI.Profile),
+		"added latency p99 at half max": cpu(rep.Latency.Profile),
+		"webhooks accepted":             cpu(rep.Webhooks.Profile),
+		"webhook answer p99":            cpu(rep.Webhooks.Profile),
+		"peak RSS, ~1000 in flight":     {rep.SlowAPI.HeapProfile, "heap (inuse_space)", []string{"-sample_index=inuse_space"}},
 	}
 	printed := map[string]bool{}
 	for _, t := range rep.Targets {
-		path := profiles[t.Name]
-		if t.Met || path == "" || printed[path] {
+		p := profiles[t.Name]
+		if t.Met || p.path == "" || printed[p.path] {
 			continue
 		}
-		printed[path] = true
-		top, err := profileTop(path)
+		printed[p.path] = true
+		top, err := profileTop(p.path, p.flags...)
 		if err != nil {
-			fmt.Fprintf(w, "profile %s: %v\n", path, err)
+			fmt.Fprintf(w, "profile %s: %v\n", p.path, err)
 			continue
 		}
-		fmt.Fprintf(w, "\n== missed: %s — CPU profile %s (top 10)\n%s", t.Name, path, top)
+		fmt.Fprintf(w, "\n== missed: %s — %s profile %s (top 10)\n%s", t.Name, p.kind, p.path, top)
 	}
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,8 +51,10 @@ func (e *env) measureThroughput(ctx context.Context, o options, sign Signing) (T
 		return Throughput{}, err
 	}
 	cpu0 := cpuTime()
+	sandbox0, sandboxErr := e.sandbox.cpuTime()
 	start, last, err := e.runBatch(ctx, b)
 	cpu := cpuTime() - cpu0
+	sandbox1, sandboxErr1 := e.sandbox.cpuTime()
 	path := prof.stop()
 	if err != nil {
 		return Throughput{}, err
@@ -59,6 +63,9 @@ func (e *env) measureThroughput(ctx context.Context, o options, sign Signing) (T
 	t := Throughput{Commands: o.commands, Partitions: o.partitions, MaxInFlight: o.maxInFlight, Seconds: round(secs, 3),
 		PerSecond: round(float64(o.commands)/secs, 1), ProcessCPU: round(cpu.Seconds(), 3),
 		ProcessCPUPerCmd: round(cpu.Seconds()*1000/float64(o.commands), 4), Profile: path}
+	if sandboxErr == nil && sandboxErr1 == nil {
+		t.SandboxCPUPerCmd = round((sandbox1-sandbox0).Seconds()*1000/float64(o.commands), 4)
+	}
 	t.CeilingFraction = round(t.PerSecond/sign.PerSecond, 3)
 	t.CoresUsed = round(cpu.Seconds()/secs, 2)
 	if share, err := labelShare(path, "part", "connector"); err == nil {
@@ -124,13 +131,18 @@ func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Late
 
 // measureSlowAPI gives the sandbox o.slowLatency and sends o.slowCommands
 // to one partition; it reports their rate, the most API calls in flight and
-// the process's peak RSS during the phase.
+// this process's peak RSS during the phase (the connector and the bench's
+// Kafka clients: the sandbox is another process), with what the Go runtime
+// held when the RSS last grew and a heap profile of that moment.
 func (e *env) measureSlowAPI(ctx context.Context, o options) (SlowAPI, error) {
-	e.sandbox.Reset() // forget the earlier phases' sessions: the RSS is this phase's
-	if err := e.sandbox.SetFaults(paysim.Faults{Latency: o.slowLatency}); err != nil {
+	// Forget the earlier phases' sessions: the sandbox serves this phase fresh.
+	if err := e.sandbox.reset(ctx); err != nil {
 		return SlowAPI{}, err
 	}
-	defer func() { _ = e.sandbox.SetFaults(paysim.Faults{}) }()
+	if err := e.sandbox.setFaults(ctx, paysim.Faults{Latency: o.slowLatency}); err != nil {
+		return SlowAPI{}, err
+	}
+	defer func() { _ = e.sandbox.setFaults(context.WithoutCancel(ctx), paysim.Faults{}) }()
 	runtime.GC()
 	debug.FreeOSMemory()
 	rssErr := resetPeakRSS()
@@ -139,16 +151,22 @@ func (e *env) measureSlowAPI(ctx context.Context, o options) (SlowAPI, error) {
 	if err != nil {
 		return SlowAPI{}, err
 	}
-	peak := e.sampleInFlight(ctx)
+	stopSampling := e.samplePeak(ctx)
 	start, last, err := e.runBatch(ctx, b)
-	inFlight := peak()
+	peak := stopSampling()
 	path := prof.stop()
+	if err != nil {
+		return SlowAPI{}, err
+	}
+	heapPath, err := writeHeapProfile(slowHeapProfile(o), peak.heap)
 	if err != nil {
 		return SlowAPI{}, err
 	}
 	secs := last.Sub(start).Seconds()
 	s := SlowAPI{SandboxLatencyMS: ms(o.slowLatency), Partitions: 1, MaxInFlight: o.maxInFlight, Commands: o.slowCommands,
-		Seconds: round(secs, 3), PerSecond: round(float64(o.slowCommands)/secs, 1), PeakInFlight: inFlight, Profile: path}
+		Seconds: round(secs, 3), PerSecond: round(float64(o.slowCommands)/secs, 1), PeakInFlight: peak.inFlight, Profile: path,
+		HeapInUseAtPeakMiB: mib(int64(peak.mem.HeapInuse)), StackAtPeakMiB: mib(int64(peak.mem.StackInuse)),
+		GoroutinesAtPeak: peak.goroutines, HeapProfile: heapPath}
 	if rss, err := peakRSS(); err == nil && rssErr == nil {
 		s.PeakRSSMiB = mib(rss)
 	}
@@ -158,18 +176,38 @@ func (e *env) measureSlowAPI(ctx context.Context, o options) (SlowAPI, error) {
 	return s, nil
 }
 
-// sampleInFlight samples the pipeline's in-flight gauge every 20ms until
-// the returned function is called, which returns the highest value seen.
-func (e *env) sampleInFlight(ctx context.Context) func() float64 {
+// peakSample is what samplePeak saw.
+type peakSample struct {
+	inFlight   float64          // the highest in-flight gauge
+	mem        runtime.MemStats // when the RSS last grew by 2 MiB
+	goroutines int              // at that moment
+	heap       []byte           // heap profile (inuse_space as of the last GC) of that moment
+}
+
+// samplePeak samples the pipeline's in-flight gauge and the process's RSS
+// every 20ms until the returned function is called. Whenever the RSS grew
+// by at least 2 MiB since the last capture it captures the Go runtime's
+// memory statistics and a heap profile: at the end they are the phase's peak.
+func (e *env) samplePeak(ctx context.Context) func() peakSample {
 	ctx, cancel := context.WithCancel(ctx)
-	var peak float64
+	var p peakSample
+	var heap bytes.Buffer
+	var rssAtCapture int64
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		t := time.NewTicker(20 * time.Millisecond)
 		defer t.Stop()
 		for {
-			peak = max(peak, gaugeValue(e.conn.Registry, "paysession_pipeline_in_flight"))
+			p.inFlight = max(p.inFlight, gaugeValue(e.conn.Registry, "paysession_pipeline_in_flight"))
+			if rss, err := currentRSS(); err == nil && rss >= rssAtCapture+2<<20 {
+				heap.Reset()
+				if pprof.Lookup("heap").WriteTo(&heap, 0) == nil {
+					rssAtCapture = rss
+					runtime.ReadMemStats(&p.mem)
+					p.goroutines = runtime.NumGoroutine()
+				}
+			}
 			select {
 			case <-ctx.Done():
 				return
@@ -177,5 +215,5 @@ func (e *env) sampleInFlight(ctx context.Context) func() float64 {
 			}
 		}
 	}()
-	return func() float64 { cancel(); <-done; return peak }
+	return func() peakSample { cancel(); <-done; p.heap = heap.Bytes(); return p }
 }

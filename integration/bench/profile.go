@@ -46,9 +46,22 @@ func (p *profile) stop() string {
 	return p.path
 }
 
+// writeHeapProfile writes a heap profile taken during a phase to path and
+// returns the path ("" without a profile).
+func writeHeapProfile(path string, heap []byte) (string, error) {
+	if len(heap) == 0 {
+		return "", nil
+	}
+	if err := os.WriteFile(path, heap, 0o644); err != nil {
+		return "", fmt.Errorf("heap profile: %w", err)
+	}
+	return path, nil
+}
+
 // profileTop returns `go tool pprof -top` of a profile, 10 nodes.
-func profileTop(path string) (string, error) {
-	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=10", path).CombinedOutput()
+func profileTop(path string, flags ...string) (string, error) {
+	args := append(append([]string{"tool", "pprof", "-top", "-nodecount=10"}, flags...), path)
+	out, err := exec.Command("go", args...).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go tool pprof: %w: %s", err, out)
 	}

@@ -54,7 +54,10 @@ type Throughput struct {
 	// phase) over the connector's CPU per command: the fraction of the
 	// signing ceiling the connector would reach with every core to itself.
 	ConnectorEfficiency float64 `json:"connector_cpu_efficiency"`
-	Profile             string  `json:"profile,omitempty"`
+	// SandboxCPUPerCmd is the sandbox process's CPU per command (it
+	// verifies every request's signature); not part of ProcessCPU.
+	SandboxCPUPerCmd float64 `json:"sandbox_cpu_ms_per_command"`
+	Profile          string  `json:"profile,omitempty"`
 }
 
 // Latency is the steady-rate phase at half the measured maximum.
@@ -87,7 +90,16 @@ type SlowAPI struct {
 	PeakInFlight     float64 `json:"peak_in_flight"`
 	PeakRSSMiB       float64 `json:"peak_rss_mib"`
 	HeapInUseMiB     float64 `json:"heap_inuse_mib_at_end"`
-	Profile          string  `json:"profile,omitempty"`
+	// The Go runtime when this process's RSS last grew (the phase's peak):
+	// heap spans in use (live data and garbage not yet collected),
+	// goroutine stacks, goroutines.
+	HeapInUseAtPeakMiB float64 `json:"heap_inuse_mib_at_peak"`
+	StackAtPeakMiB     float64 `json:"stack_inuse_mib_at_peak"`
+	GoroutinesAtPeak   int     `json:"goroutines_at_peak"`
+	Profile            string  `json:"profile,omitempty"`
+	// HeapProfile is the heap profile (inuse_space as of the last GC) of
+	// that moment.
+	HeapProfile string `json:"heap_profile,omitempty"`
 }
 
 // Webhooks is the webhook-endpoint phase.
@@ -131,7 +143,7 @@ func (r *Report) print(w io.Writer) {
 	t := r.Throughput
 	row("end-to-end commands/s", "%.0f (%d commands, %d partitions, in-flight %d, %.2fs)", t.PerSecond, t.Commands, t.Partitions, t.MaxInFlight, t.Seconds)
 	row("  fraction of signing ceiling", "%.2f", t.CeilingFraction)
-	row("  process CPU ms/command", "%.3f (connector share %.0f%%)", t.ProcessCPUPerCmd, 100*t.ConnectorShare)
+	row("  process CPU ms/command", "%.3f (connector share %.0f%%; sandbox process %.3f more)", t.ProcessCPUPerCmd, 100*t.ConnectorShare, t.SandboxCPUPerCmd)
 	row("  connector CPU ms/command", "%.3f (efficiency vs signing %.2f; process used %.2f cores)", t.ConnectorCPUPerCmd, t.ConnectorEfficiency, t.CoresUsed)
 	l := r.Latency
 	row("added latency at half max", "p50 %.1f ms, p99 %.1f ms, max %.1f ms (%.0f/s, %d commands)", l.P50MS, l.P99MS, l.MaxMS, l.RatePerSecond, l.Commands)
@@ -140,7 +152,8 @@ func (r *Report) print(w io.Writer) {
 	row("  transaction phases", "calls %.1f ms, produce %.1f ms, end (flush, offsets, commit) %.1f ms",
 		l.MeanPhaseMS["calls"], l.MeanPhaseMS["produce"], l.MeanPhaseMS["end"])
 	row("slow API commands/s", "%.0f (latency %.0f ms, %d partition, in-flight %d, peak in flight %.0f)", s.PerSecond, s.SandboxLatencyMS, s.Partitions, s.MaxInFlight, s.PeakInFlight)
-	row("  peak RSS (process)", "%.1f MiB (heap in use at end %.1f MiB)", s.PeakRSSMiB, s.HeapInUseMiB)
+	row("  peak RSS (connector + bench clients)", "%.1f MiB (heap in use at end %.1f MiB)", s.PeakRSSMiB, s.HeapInUseMiB)
+	row("  at the peak", "heap in use %.1f MiB, stacks %.1f MiB, %d goroutines", s.HeapInUseAtPeakMiB, s.StackAtPeakMiB, s.GoroutinesAtPeak)
 	h := r.Webhooks
 	row("webhooks accepted/s", "%.0f (%d/%d accepted, %d workers)", h.PerSecond, h.Accepted, h.Sent, h.Workers)
 	row("  webhook answer", "p50 %.1f ms, p99 %.1f ms", h.P50MS, h.P99MS)

@@ -52,6 +52,15 @@ func peakRSS() (int64, error) {
 	return parseStatusKB(b, "VmHWM")
 }
 
+// currentRSS is this process's VmRSS in bytes.
+func currentRSS() (int64, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	return parseStatusKB(b, "VmRSS")
+}
+
 // parseStatusKB reads a "Name:   1234 kB" line of /proc/<pid>/status.
 func parseStatusKB(status []byte, name string) (int64, error) {
 	sc := bufio.NewScanner(bytes.NewReader(status))

@@ -16,8 +16,8 @@ import (
 const scaleEnv = "FAULTS_SCALE"
 
 var (
-	outPath = flag.String("faults.out", filepath.Join("..", "..", ".cache", "faults.json"),
-		"file receiving the scenario table as JSON")
+	outPath = flag.String("faults.out", "",
+		"file receiving the scenario table as JSON (default .cache/faults.json, small size .cache/faults-small.json)")
 	seedFlag = flag.Uint64("faults.seed", 0, "seed of the scenarios' random choices (0: 1, or $FAULTS_SEED)")
 )
 
@@ -60,6 +60,12 @@ func TestMain(m *testing.M) {
 	if len(table.rows) > 0 {
 		fmt.Printf("\nfault scenarios (%s size):\n", scale())
 		table.print(os.Stdout)
+		if *outPath == "" {
+			*outPath = filepath.Join("..", "..", ".cache", "faults.json") // the test runs in its package's directory
+			if !full() {
+				*outPath = filepath.Join("..", "..", ".cache", "faults-small.json") // make test keeps make faults' table
+			}
+		}
 		if err := table.write(*outPath, scale()); err != nil {
 			fmt.Fprintln(os.Stderr, "faults: write table:", err)
 		} else {

@@ -8,8 +8,9 @@
 // make faults runs it at full size (FAULTS_SCALE=full) with -v; make test
 // runs it at a small size. Every scenario adds one row to a table printed at
 // the end of the run and written as JSON to .cache/faults.json
-// (.cache/faults-small.json at the small size; -faults.out overrides). Random choices are seeded (-faults.seed or FAULTS_SEED,
-// default 1) and each scenario logs its seed.
+// (.cache/faults-small.json at the small size; -faults.out overrides).
+// Random choices are seeded (-faults.seed or FAULTS_SEED, default 1) and
+// each scenario logs its seed.
 //
 // # Writing a scenario
 //

@@ -36,8 +36,12 @@ func connectorEnv(brokers []string, s *Sandbox, id string, topics, extra map[str
 		"PAYSESSION_PIPELINE_BATCH_DEADLINE":       "5s",
 		"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT":  "30s",
 		"PAYSESSION_SHUTDOWN_GRACE":                "10s",
-		"PAYSESSION_LOG_LEVEL":                     "info",
-		"PAYSESSION_LOG_FORMAT":                    "text",
+		// A SIGKILLed connector never leaves its group: its partitions wait
+		// for the session timeout (default 45s) before a restart or another
+		// member gets them. 6s is the broker's minimum.
+		"PAYSESSION_KAFKA_SESSION_TIMEOUT": "6s",
+		"PAYSESSION_LOG_LEVEL":             "info",
+		"PAYSESSION_LOG_FORMAT":            "text",
 	}
 	if s != nil {
 		sandboxVars(env, s)

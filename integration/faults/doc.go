@@ -91,9 +91,10 @@
 //     (small: once over 200), in pairs: right after the sandbox's execution
 //     count passes a seeded random threshold, then at a seeded random moment
 //     0.2-3 s after the restarted connector is ready (joined its group).
-//     Each restart waits for the group to drop the dead member (session
-//     timeout, about 45 s: `connector run` has no static membership), which
-//     is most of the scenario's wall time. Every payout must be accepted once; in window > 0.
+//     Each restart waits for the group to drop the dead member: the rig
+//     sets PAYSESSION_KAFKA_SESSION_TIMEOUT=6s (the broker's minimum; the
+//     default 45s made a full run take 17 minutes). Every payout must be
+//     accepted once; in window > 0.
 //   - 4 (duplicates_test.go): keys produced many times at once with the same
 //     body, and keys produced at once with two bodies (amounts). Each key
 //     executes once; a record whose body executed is accepted with the key's

@@ -82,8 +82,14 @@
 //     how many of their event ids (hex SHA-256 of the body) are on the
 //     webhook-events topic, and records beyond one per event id.
 //
-// Pass: executed twice, missing, duplicate and wrong all 0, and every
-// delivered webhook published exactly once.
+//   - card leaks: full card numbers (leakscan: Luhn-valid digit runs not
+//     masked as bin+asterisks+last4) in any record of the results, sessions,
+//     webhook-events and dead-letter topics (key, value, headers) and in the
+//     rig connector's log — the leak scan of issue 9 run after every
+//     scenario, faults included.
+//
+// Pass: executed twice, missing, duplicate, wrong and card leaks all 0, and
+// every delivered webhook published exactly once.
 //
 // # Scenarios
 //

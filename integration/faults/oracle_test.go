@@ -12,6 +12,8 @@ import (
 	"testing"
 	"text/tabwriter"
 	"time"
+
+	"github.com/paysession/paysession/integration/leakscan"
 )
 
 // Row is one scenario's line of the table: the three sets compared, and
@@ -33,10 +35,14 @@ type Row struct {
 	Wrong         int `json:"wrong"`          // results with a status the scenario's contract forbids
 	// Webhooks: delivered by the sandbox, distinct event ids published,
 	// records beyond one per event id (only when the rig wires webhooks).
-	WebhooksExpected  int     `json:"webhooks_expected"`
-	WebhooksPublished int     `json:"webhooks_published"`
-	WebhooksDuplicate int     `json:"webhooks_duplicate"`
-	WallSeconds       float64 `json:"wall_seconds"`
+	WebhooksExpected  int `json:"webhooks_expected"`
+	WebhooksPublished int `json:"webhooks_published"`
+	WebhooksDuplicate int `json:"webhooks_duplicate"`
+	// CardLeaks counts full card numbers found (leakscan) in the outcome
+	// topics' records (results, sessions, webhook events, dead letters:
+	// keys, values, headers) and in the rig connector's log.
+	CardLeaks   int     `json:"card_leaks"`
+	WallSeconds float64 `json:"wall_seconds"`
 }
 
 // Verdict is a scenario's rule for one produced record's results: it
@@ -86,7 +92,27 @@ func Oracle(t testing.TB, r *Rig, row Row, verdict Verdict) Row {
 	}
 	row.Executed, row.ExecutedTwice = ledgerCounts(t, r, keys)
 	row.WebhooksExpected, row.WebhooksPublished, row.WebhooksDuplicate = webhookCounts(t, r)
+	for _, f := range r.Outcomes.LeakFindings() {
+		t.Errorf("card data in an outcome record: %s", f)
+	}
+	row.CardLeaks = r.Outcomes.Leaks() + logLeaks(t, r.Connector.Log())
 	return row
+}
+
+// logLeaks counts the card numbers in a process log (the finding, masked,
+// is reported; never the number).
+func logLeaks(t testing.TB, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("read %s for the leak scan: %v", path, err)
+		return 0
+	}
+	found := leakscan.Scan(b)
+	for _, f := range found {
+		t.Errorf("card data in the connector log: %s", f)
+	}
+	return len(found)
 }
 
 // ledgerCounts returns the keys of keys the sandbox executed, and the
@@ -150,9 +176,9 @@ func Check(t testing.TB, row Row) {
 	t.Helper()
 	table.add(row)
 	t.Logf("%s: %+v", row.Scenario, row)
-	if row.ExecutedTwice+row.Missing+row.Duplicate+row.Wrong > 0 {
-		t.Errorf("%s: executed twice %d, missing %d, duplicate %d, wrong %d; want 0 each",
-			row.Scenario, row.ExecutedTwice, row.Missing, row.Duplicate, row.Wrong)
+	if row.ExecutedTwice+row.Missing+row.Duplicate+row.Wrong+row.CardLeaks > 0 {
+		t.Errorf("%s: executed twice %d, missing %d, duplicate %d, wrong %d, card leaks %d; want 0 each",
+			row.Scenario, row.ExecutedTwice, row.Missing, row.Duplicate, row.Wrong, row.CardLeaks)
 	}
 	if lost := row.WebhooksExpected - row.WebhooksPublished; lost > 0 || row.WebhooksDuplicate > 0 {
 		t.Errorf("%s: webhooks unpublished %d, duplicate %d; want 0 each", row.Scenario, lost, row.WebhooksDuplicate)
@@ -178,11 +204,11 @@ func (rs *rows) print(w io.Writer) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tseed\tcommands\tkills\trestarts\tin window\texecuted\texec twice\tresults\tmissing\tduplicate\twrong\twh expected\twh published\twh duplicate\twall s\t")
+	fmt.Fprintln(tw, "scenario\tseed\tcommands\tkills\trestarts\tin window\texecuted\texec twice\tresults\tmissing\tduplicate\twrong\twh expected\twh published\twh duplicate\tcard leaks\twall s\t")
 	for _, r := range rs.rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", r.Scenario, r.Seed, r.Commands,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", r.Scenario, r.Seed, r.Commands,
 			r.Kills, r.Restarts, r.InWindow, r.Executed, r.ExecutedTwice, r.Results, r.Missing, r.Duplicate, r.Wrong,
-			r.WebhooksExpected, r.WebhooksPublished, r.WebhooksDuplicate, r.WallSeconds)
+			r.WebhooksExpected, r.WebhooksPublished, r.WebhooksDuplicate, r.CardLeaks, r.WallSeconds)
 	}
 	_ = tw.Flush()
 }

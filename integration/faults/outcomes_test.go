@@ -2,12 +2,16 @@ package faults_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/integration/leakscan"
 	"github.com/paysession/paysession/internal/codec"
 )
 
@@ -37,12 +41,15 @@ type Outcomes struct {
 	deadLetters []codec.DeadLetter
 	webhooks    []codec.WebhookEvent
 	errs        []error
+	leaks       []string // card data found in any record read (masked findings)
 }
 
-// ReadOutcomes starts reading the three topics; it stops when t ends.
-func ReadOutcomes(t testing.TB, brokers []string, results, deadLetter, webhookEvents string) *Outcomes {
+// ReadOutcomes starts reading the three topics, and scanned (read only for
+// the leak scan, e.g. the sessions topic); it stops when t ends. Every
+// record of every topic is scanned for card numbers.
+func ReadOutcomes(t testing.TB, brokers []string, results, deadLetter, webhookEvents string, scanned ...string) *Outcomes {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(results, deadLetter, webhookEvents),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(append([]string{results, deadLetter, webhookEvents}, scanned...)...),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchMaxWait(100*time.Millisecond))
 	if err != nil {
@@ -59,11 +66,49 @@ func ReadOutcomes(t testing.TB, brokers []string, results, deadLetter, webhookEv
 		defer close(done)
 		for ctx.Err() == nil {
 			fs := cl.PollFetches(ctx)
-			fs.EachRecord(func(r *kgo.Record) { o.add(ctx, dec, r, results, deadLetter) })
+			fs.EachRecord(func(r *kgo.Record) {
+				o.scan(r)
+				if !slices.Contains(scanned, r.Topic) {
+					o.add(ctx, dec, r, results, deadLetter)
+				}
+			})
 		}
 	}()
 	t.Cleanup(func() { cancel(); <-done; cl.Close() })
 	return o
+}
+
+// scan records the card data in r's key, value and headers.
+func (o *Outcomes) scan(r *kgo.Record) {
+	found := leakscan.Scan(r.Key)
+	found = append(found, leakscan.Scan(r.Value)...)
+	for _, h := range r.Headers {
+		found = append(found, leakscan.Scan(h.Value)...)
+	}
+	if len(found) == 0 {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, f := range found {
+		o.leaks = append(o.leaks, fmt.Sprintf("%s at %s/%d/%d", f, r.Topic, r.Partition, r.Offset))
+	}
+}
+
+// Leaks returns how many card numbers the records read so far held; each is
+// logged by the oracle's caller through LeakFindings.
+func (o *Outcomes) Leaks() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.leaks)
+}
+
+// LeakFindings describes the card data found (masked, with the record's
+// position).
+func (o *Outcomes) LeakFindings() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.leaks)
 }
 
 func (o *Outcomes) add(ctx context.Context, dec *codec.Decoder, r *kgo.Record, results, deadLetter string) {
@@ -154,4 +199,24 @@ func answered(produced []Command, results []Result, dls []codec.DeadLetter) map[
 		}
 	}
 	return got
+}
+
+// TestOutcomesScanFindsCards: the oracle's leak column can fail — a full
+// card number in a record's value or header is counted, a masked one not.
+func TestOutcomesScanFindsCards(t *testing.T) {
+	o := &Outcomes{}
+	o.scan(&kgo.Record{Topic: "t", Value: []byte(`{"number":"411111******1111"}`)})
+	if o.Leaks() != 0 {
+		t.Fatalf("masked card counted: %v", o.LeakFindings())
+	}
+	o.scan(&kgo.Record{Topic: "t", Value: []byte(`{"number":"4111111111111111"}`),
+		Headers: []kgo.RecordHeader{{Key: "h", Value: []byte("pan=5555555555554444")}}})
+	if o.Leaks() != 2 {
+		t.Fatalf("Leaks() = %d; want 2 (value and header)", o.Leaks())
+	}
+	for _, f := range o.LeakFindings() {
+		if strings.Contains(f, "4111111111111111") || strings.Contains(f, "5555555555554444") {
+			t.Errorf("finding repeats the number: %s", f)
+		}
+	}
 }

@@ -82,7 +82,7 @@ func NewRig(t testing.TB, o RigOptions) *Rig {
 	r.Sandbox = StartSandbox(t, SandboxOptions{WebhookURL: hookURL, Flags: o.SandboxFlags})
 	sandboxVars(env, r.Sandbox)
 	r.Outcomes = ReadOutcomes(t, o.Brokers, r.Topics["PAYSESSION_TOPIC_COMMAND_RESULTS"],
-		r.Topics["PAYSESSION_TOPIC_DEAD_LETTER"], r.Topics["PAYSESSION_TOPIC_WEBHOOK_EVENTS"])
+		r.Topics["PAYSESSION_TOPIC_DEAD_LETTER"], r.Topics["PAYSESSION_TOPIC_WEBHOOK_EVENTS"], r.Topics["PAYSESSION_TOPIC_SESSIONS"])
 	r.Connector = StartConnector(t, env)
 	return r
 }

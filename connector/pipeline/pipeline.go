@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -72,16 +73,34 @@ func New(cfg Config) (*Pipeline, error) {
 // the open batch within ShutdownGrace, commits it, leaves the group and
 // returns. A transaction whose end is unknown rebuilds the Kafka session (and
 // so re-reads the committed offsets); replays are safe because every command
-// reuses its idempotency key.
+// reuses its idempotency key. While no broker answers (a broker restart), it
+// keeps trying to start a session; only a final error (bad options, an
+// authorization failure) ends Run with an error.
 func (p *Pipeline) Run(ctx context.Context) error {
+	wait := time.Second
 	for {
 		s, err := p.newSession()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return err
+			if !sessionRetriable(err) {
+				return err
+			}
+			// No broker answers (a broker restart, a network partition):
+			// keep trying rather than stop the whole connector (webhooks
+			// and reconciler included); /readyz reports that no session
+			// runs meanwhile.
+			p.log.Warn("kafka session could not start; retrying", slog.Any("error", err), slog.Duration("retry_in", wait))
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, maxSessionRetryWait)
+			continue
 		}
+		wait = time.Second
 		p.session.Store(s)
 		err = p.runSession(ctx, s)
 		p.session.Store(nil)
@@ -129,7 +148,7 @@ func (p *Pipeline) newSession() (*kgo.GroupTransactSession, error) {
 	}
 	s, err := kgo.NewGroupTransactSession(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("kafka session: %w", err)
+		return nil, fmt.Errorf("kafka session: %w: %w", errSessionOptions, err)
 	}
 	// Initialize the producer id before joining: this fences a previous
 	// incarnation with the same transactional id and aborts its open
@@ -142,6 +161,30 @@ func (p *Pipeline) newSession() (*kgo.GroupTransactSession, error) {
 		return nil, fmt.Errorf("init producer id: %w", err)
 	}
 	return s, nil
+}
+
+// maxSessionRetryWait bounds the wait between attempts to start a Kafka
+// session while no broker answers.
+const maxSessionRetryWait = 10 * time.Second
+
+// errSessionOptions marks a session that could not be built from its
+// options: retrying cannot help.
+var errSessionOptions = errors.New("invalid kafka options")
+
+// sessionRetriable reports whether starting a Kafka session may succeed
+// later: yes for transport failures and timeouts (no broker answers) and
+// retriable Kafka error codes; no for bad options and Kafka errors that
+// are final (an authorization failure, a transaction timeout above the
+// broker's maximum), which stop the connector with the error.
+func sessionRetriable(err error) bool {
+	if errors.Is(err, errSessionOptions) {
+		return false
+	}
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
+		return ke.Retriable
+	}
+	return true
 }
 
 // onRevoked runs on a rebalance that takes partitions away: the batch in

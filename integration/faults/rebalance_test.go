@@ -1,0 +1,436 @@
+package faults_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/codec"
+)
+
+// replicas is the size of scenario 5's consumer group at its largest.
+const replicas = 3
+
+// TestRebalance is scenario 5: a consumer group of up to three connector
+// processes (distinct PAYSESSION_KAFKA_INSTANCE_ID and client id each) is
+// scaled up and down while payouts flow on a six-partition command topic.
+// A producer writes the commands at a steady rate for the whole flow;
+// each step of the plan runs once the sandbox's execution count passes a
+// seeded threshold, then waits until the group is Stable with the members
+// the step leaves (that is, its rebalance completed):
+//
+//	start 1 → scale to 2 → scale to 3 → SIGTERM one (it leaves the group) →
+//	SIGKILL another (its partitions move after the 6 s session timeout) →
+//	start both again (same instance ids: a restart fences its predecessor)
+//
+// and at full size the SIGTERM / SIGKILL / restart part again. Pass: nothing
+// executed twice, no missing or duplicate result (read_committed), every
+// replica committed results (by its transactional producer id), and every
+// step changed the group's membership.
+func TestRebalance(t *testing.T) {
+	t.Parallel()
+	n := size("FAULTS_REBALANCE_COMMANDS", 400, 3_000)
+	cycles := size("FAULTS_REBALANCE_CYCLES", 1, 3)
+	span := time.Duration(size("FAULTS_REBALANCE_SECONDS", 30, 150)) * time.Second
+	seed := seed()
+	rng := rand.New(rand.NewPCG(seed, 5))
+	plan := rebalancePlan(rng, cycles)
+	t.Logf("scenario 5: %d commands over %v, %d replicas, plan %v, seed %d", n, span, replicas, plan, seed)
+	start := time.Now()
+	r := NewRig(t, RigOptions{
+		Partitions: 6,
+		// Calls take 100-300 ms with at most 16 in flight per process, so
+		// batches are open most of the time and a revoke cuts one.
+		SandboxFlags: []string{"-latency", "100ms", "-latency-jitter", "200ms", "-seed", strconv.FormatUint(seed, 10)},
+		Env:          replicaEnv(1),
+	})
+	t.Logf("rig ready after %v", time.Since(start).Round(time.Millisecond))
+	g := &group{r: r, id: r.Connector.Env["PAYSESSION_KAFKA_GROUP_ID"], procs: make([]*Connector, replicas)}
+	g.procs[0] = r.Connector
+	t.Logf("step 0 at %v: %s", time.Since(start).Round(time.Millisecond), g.await(t, 1))
+
+	prod := startFlow(t, r, payoutsPrefixed("reb", r.ID, 0, n), span)
+	kills, starts := 0, 0
+	for i, step := range plan {
+		threshold := (i + 1) * n * 4 / 5 / len(plan) // spread over the first 80% of the flow
+		threshold -= rng.IntN(max(1, n/(5*len(plan))))
+		awaitExecutions(t, r, threshold, 3*time.Minute)
+		at := time.Since(start).Round(time.Millisecond)
+		var want int
+		switch step.op {
+		case "start":
+			g.start(t, step.replica)
+			starts++
+			want = g.running()
+		case "term":
+			g.scrape(t, step.replica)
+			if err := g.procs[step.replica].Stop(30 * time.Second); err != nil {
+				t.Errorf("stop replica-%d: %v", step.replica+1, err)
+			}
+			want = g.running()
+		case "kill":
+			g.scrape(t, step.replica)
+			g.procs[step.replica].Kill()
+			kills++
+			want = g.running()
+		}
+		produced := prod.count()
+		t.Logf("step %d at %v (%s replica-%d, executions passed %d, %d of %d commands produced): %s",
+			i+1, at, step.op, step.replica+1, threshold, produced, n, g.await(t, want))
+	}
+	r.Produced = append(r.Produced, prod.wait(t)...)
+	r.Outcomes.AwaitAnswered(t, r.Produced, 5*time.Minute)
+	for i := range g.procs {
+		g.scrape(t, i)
+	}
+	row := Oracle(t, r, Row{Scenario: "5 rebalance", Seed: seed, Kills: kills, Restarts: starts}, acceptedOnce)
+	row.WallSeconds = time.Since(start).Seconds()
+	Check(t, row)
+
+	// Evidence: which replica committed which results (by the producer id
+	// of its transactional id), what each replica's pipeline counted, and
+	// the group's membership after every step.
+	byReplica := g.resultsByReplica(t, r.Outcomes.Results())
+	t.Logf("results committed per replica: %v", byReplica)
+	for i := range replicas {
+		if byReplica[replicaName(i)] == 0 {
+			t.Errorf("replica-%d committed no result: the scaling did not move work to it", i+1)
+		}
+	}
+	t.Logf("pipeline metrics per replica (last scrape of each incarnation, summed): %v", g.metricsText())
+	for i, c := range g.procs {
+		t.Logf("replica-%d log: %v", i+1, logLines(c.Process, "transaction aborted", "revoked=true",
+			"transaction end unknown", "rebuilding kafka session", "level=ERROR"))
+	}
+	if g.changes < len(plan) {
+		t.Errorf("the group's membership changed %d times over %d steps", g.changes, len(plan))
+	}
+}
+
+// step is one scaling action of scenario 5 on a replica (0-based).
+type step struct {
+	op      string // start, term (SIGTERM), kill (SIGKILL)
+	replica int
+}
+
+func (s step) String() string { return fmt.Sprintf("%s replica-%d", s.op, s.replica+1) }
+
+// rebalancePlan is the seeded sequence of scaling steps: scale from one to
+// three replicas, then per cycle SIGTERM one, SIGKILL another and start
+// both again.
+func rebalancePlan(rng *rand.Rand, cycles int) []step {
+	plan := []step{{"start", 1}, {"start", 2}}
+	for range cycles {
+		order := rng.Perm(replicas)
+		term, kill := order[0], order[1]
+		plan = append(plan, step{"term", term}, step{"kill", kill})
+		first, second := term, kill
+		if rng.IntN(2) == 1 {
+			first, second = kill, term
+		}
+		plan = append(plan, step{"start", first}, step{"start", second})
+	}
+	return plan
+}
+
+func replicaName(i int) string { return fmt.Sprintf("replica-%d", i+1) }
+
+// replicaEnv gives replica i (1-based) its own instance id (hence its own
+// transactional id) and client id (to tell the members apart), and a 6 s
+// session timeout (the broker's minimum) so that a killed member's
+// partitions move quickly.
+func replicaEnv(i int) map[string]string {
+	return map[string]string{
+		"PAYSESSION_KAFKA_INSTANCE_ID":      replicaName(i - 1),
+		"PAYSESSION_KAFKA_SESSION_TIMEOUT":  "6s",
+		"PAYSESSION_PIPELINE_MAX_IN_FLIGHT": "16",
+	}
+}
+
+// group is scenario 5's set of connector processes.
+type group struct {
+	r       *Rig
+	id      string
+	procs   []*Connector // by replica; nil until first started
+	last    string       // membership seen by the last await
+	changes int          // awaits that saw another membership than the one before
+
+	mu      sync.Mutex
+	metrics map[string]float64 // "replica-1 commit" → summed over incarnations
+	current map[int]map[string]float64
+}
+
+// start starts replica i: a new process, or the stopped one again with the
+// same instance id, client id and ports.
+func (g *group) start(t testing.TB, i int) {
+	t.Helper()
+	if c := g.procs[i]; c != nil {
+		g.fold(i)
+		c.Restart(t)
+		return
+	}
+	env := maps.Clone(g.r.Connector.Env)
+	delete(env, "PAYSESSION_WEBHOOK_LISTEN_ADDR") // StartConnector picks free ones
+	delete(env, "PAYSESSION_METRICS_LISTEN_ADDR")
+	maps.Copy(env, replicaEnv(i+1))
+	env["PAYSESSION_KAFKA_CLIENT_ID"] = g.r.Connector.Env["PAYSESSION_KAFKA_CLIENT_ID"] + "-" + replicaName(i)
+	g.procs[i] = StartConnector(t, env)
+}
+
+// running counts the replicas whose process runs.
+func (g *group) running() int {
+	n := 0
+	for _, c := range g.procs {
+		if c != nil && c.Running() {
+			n++
+		}
+	}
+	return n
+}
+
+// await waits until the group is Stable with want members that all have
+// an assignment, and describes it: each member's client id and partitions.
+func (g *group) await(t testing.TB, want int) string {
+	t.Helper()
+	adm := kadm.NewClient(g.r.Client)
+	deadline := time.Now().Add(2 * time.Minute)
+	last := "not described yet"
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		described, err := adm.DescribeGroups(ctx, g.id)
+		cancel()
+		if err == nil {
+			d := described[g.id]
+			last = describeGroup(d, g.r.Topic(codec.KindInitPayout))
+			if d.Err == nil && d.State == "Stable" && len(d.Members) == want && assigned(d) {
+				if last != g.last {
+					g.changes++
+				}
+				g.last = last
+				return last
+			}
+		} else {
+			last = err.Error()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("group %s not Stable with %d members after 2m: %s", g.id, want, last)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the coordinator: a rebalance's end has no signal here
+	}
+}
+
+// assigned reports whether every member of d has at least one partition.
+func assigned(d kadm.DescribedGroup) bool {
+	for _, m := range d.Members {
+		a, ok := m.Assigned.AsConsumer()
+		if !ok || len(a.Topics) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// describeGroup is the group's state and each member: its replica (from
+// its client id), its partitions of the payout topic and how many
+// partitions it has in all (every command topic and the retry topic).
+func describeGroup(d kadm.DescribedGroup, payouts string) string {
+	members := make([]string, 0, len(d.Members))
+	for _, m := range d.Members {
+		var mine []int32
+		total := 0
+		if a, ok := m.Assigned.AsConsumer(); ok {
+			for _, tp := range a.Topics {
+				total += len(tp.Partitions)
+				if tp.Topic == payouts {
+					mine = slices.Sorted(slices.Values(tp.Partitions))
+				}
+			}
+		}
+		name := "replica-1" // the rig's connector keeps the rig's client id
+		if i := strings.LastIndex(m.ClientID, "-replica-"); i >= 0 {
+			name = m.ClientID[i+1:]
+		}
+		members = append(members, fmt.Sprintf("%s payouts%v (%d partitions)", name, mine, total))
+	}
+	sort.Strings(members)
+	return fmt.Sprintf("%s, %d members: %s", d.State, len(d.Members), strings.Join(members, "; "))
+}
+
+// scrape reads replica i's pipeline counters (while it runs): commands
+// committed and transactions by result.
+func (g *group) scrape(t testing.TB, i int) {
+	t.Helper()
+	c := g.procs[i]
+	if c == nil || !c.Running() {
+		return
+	}
+	cur := map[string]float64{
+		"commands": metricValue(t, c, "paysession_pipeline_commands_total", ""),
+		"commit":   metricValue(t, c, "paysession_pipeline_transactions_total", `result="commit"`),
+		"abort":    metricValue(t, c, "paysession_pipeline_transactions_total", `result="abort"`),
+		"unknown":  metricValue(t, c, "paysession_pipeline_transactions_total", `result="unknown"`),
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.current == nil {
+		g.current = map[int]map[string]float64{}
+	}
+	g.current[i] = cur
+}
+
+// fold adds the last scrape of replica i's ended incarnation to the sums.
+func (g *group) fold(i int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.metrics == nil {
+		g.metrics = map[string]float64{}
+	}
+	for k, v := range g.current[i] {
+		g.metrics[replicaName(i)+" "+k] += v
+	}
+	delete(g.current, i)
+}
+
+// metricsText folds the running incarnations and prints the sums.
+func (g *group) metricsText() string {
+	for i := range g.procs {
+		g.fold(i)
+	}
+	keys := slices.Sorted(maps.Keys(g.metrics))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%.0f", k, g.metrics[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// resultsByReplica counts the results each replica committed: the
+// producer id of each result record against the producer id of each
+// replica's transactional id.
+func (g *group) resultsByReplica(t testing.TB, results []Result) map[string]int {
+	t.Helper()
+	prefix := g.r.Connector.Env["PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX"]
+	ids := make([]string, replicas)
+	for i := range ids {
+		ids[i] = prefix + "-" + replicaName(i)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	described, err := kadm.NewClient(g.r.Client).DescribeTransactions(ctx, ids...)
+	if err != nil {
+		t.Fatalf("describe transactions %v: %v", ids, err)
+	}
+	replicaOf := map[int64]string{}
+	for i, id := range ids {
+		if d, ok := described[id]; ok && d.Err == nil {
+			replicaOf[d.ProducerID] = replicaName(i)
+		}
+	}
+	out := map[string]int{}
+	for _, p := range resultProducers(t, g.r, results) {
+		name, ok := replicaOf[p.ID]
+		if !ok {
+			name = fmt.Sprintf("producer %d (no replica)", p.ID)
+		}
+		out[name]++
+	}
+	return out
+}
+
+// flow is the background producer of scenario 5: it writes its commands
+// at a steady rate so that they keep arriving during every step.
+type flow struct {
+	mu       sync.Mutex
+	produced []Command
+	err      error
+	done     chan struct{}
+}
+
+// startFlow produces cmds spread evenly over d, in small batches every
+// 100 ms, until all are written or t ends.
+func startFlow(t testing.TB, r *Rig, cmds []Command, d time.Duration) *flow {
+	t.Helper()
+	f := &flow{done: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { cancel(); <-f.done })
+	ticks := max(1, int(d/(100*time.Millisecond)))
+	go func() {
+		defer close(f.done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		next := 0
+		for i := 1; i <= ticks && next < len(cmds); i++ {
+			upto := len(cmds) * i / ticks
+			if i == ticks {
+				upto = len(cmds)
+			}
+			out, err := produceCommands(ctx, r, cmds[next:upto])
+			f.mu.Lock()
+			f.produced = append(f.produced, out...)
+			f.err = err
+			f.mu.Unlock()
+			if err != nil {
+				return
+			}
+			next = upto
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C: // the producer's pace, not a wait for a condition
+			}
+		}
+	}()
+	return f
+}
+
+// count is how many commands were produced so far.
+func (f *flow) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.produced)
+}
+
+// wait returns every produced command once the producer is done.
+func (f *flow) wait(t testing.TB) []Command {
+	t.Helper()
+	<-f.done
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		t.Fatalf("produce: %v", f.err)
+	}
+	return f.produced
+}
+
+// produceCommands is Rig.Produce for another goroutine than the test's: it
+// returns the error instead of failing t, and does not touch r.Produced.
+func produceCommands(ctx context.Context, r *Rig, cmds []Command) ([]Command, error) {
+	if len(cmds) == 0 {
+		return nil, nil
+	}
+	recs := make([]*kgo.Record, len(cmds))
+	for i, c := range cmds {
+		recs[i] = &kgo.Record{Topic: r.Topic(c.Kind), Key: []byte(c.Key), Value: []byte(c.Value)}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := r.Client.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		return nil, err
+	}
+	out := append([]Command(nil), cmds...)
+	for i, rec := range recs {
+		out[i].At = Position{rec.Topic, rec.Partition, rec.Offset}
+	}
+	return out, nil
+}

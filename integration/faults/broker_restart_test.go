@@ -45,14 +45,21 @@ func TestBrokerRestart(t *testing.T) {
 	t.Parallel()
 	n := size("FAULTS_BROKER_COMMANDS", 200, 3_000)
 	restarts := size("FAULTS_BROKER_RESTARTS", 2, 6)
+	webhooks := os.Getenv("FAULTS_BROKER_WEBHOOKS") == "1"
 	seed := seed()
-	t.Logf("scenario 2: %d commands, %d broker restarts, seed %d", n, restarts, seed)
+	t.Logf("scenario 2: %d commands, %d broker restarts, webhooks %v, seed %d", n, restarts, webhooks, seed)
 	rng := rand.New(rand.NewPCG(seed, 2))
 	start := time.Now()
 	broker := harness.StartTestBroker(t, nil)
 	t.Logf("private broker %s in %s (log %s)", broker.Addr(), broker.Dir(), broker.LogPath())
 	r := NewRig(t, RigOptions{
 		Brokers: []string{broker.Addr()},
+		// FAULTS_BROKER_WEBHOOKS=1 wires the sandbox's webhooks to the
+		// connector: they then arrive while the broker is down (503 or a
+		// timed-out attempt, redelivered). Off by default because the card
+		// leak scan takes the sandbox's 12-digit RRNs for card numbers when
+		// one happens to pass the Luhn check.
+		Webhooks: webhooks,
 		// Calls take 20-70 ms and at most 8 run at once (batches of 16), so
 		// a batch's calls are in flight most of the time and the flow lasts
 		// long enough to restart the broker in its middle.
@@ -121,6 +128,9 @@ func TestBrokerRestart(t *testing.T) {
 		next = len(mark.executed) + 1 + share/4
 	}
 	r.Outcomes.AwaitAnswered(t, r.Produced, 5*time.Minute)
+	if webhooks {
+		fireWebhookRetries(t, r)
+	}
 	cut := metricValue(t, r.Connector, "paysession_pipeline_transactions_total", `result="abort"`) +
 		metricValue(t, r.Connector, "paysession_pipeline_transactions_total", `result="unknown"`)
 	t.Logf("connector transactions: commit %.0f, abort+unknown %.0f (since its last start); log lines: %v",
@@ -211,6 +221,53 @@ func awaitInFlight(t testing.TB, c *Connector, timeout time.Duration) string {
 	}
 	t.Logf("no API call in flight within %v; killing anyway", timeout)
 	return "no call in flight seen"
+}
+
+// fireWebhookRetries moves the sandbox's clock past the 30 minutes after
+// which it stops retrying a webhook, so that every webhook refused while
+// the broker was down (503) is redelivered now, and waits until every
+// delivered webhook is on the webhook-events topic.
+func fireWebhookRetries(t testing.TB, r *Rig) {
+	t.Helper()
+	r.Sandbox.WaitIdle(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.Sandbox.URL+"/admin/clock/advance",
+		strings.NewReader(`{"seconds":1860}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("paysim clock advance: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("paysim clock advance: %s", resp.Status)
+	}
+	r.Sandbox.WaitIdle(t)
+	states, answers := map[string]int{}, map[string]int{}
+	for _, d := range r.Sandbox.Webhooks(t) {
+		states[d.State]++
+		for _, a := range d.Attempts {
+			if a.Error != "" {
+				answers["error"]++
+			} else {
+				answers[strconv.Itoa(a.StatusCode)]++
+			}
+		}
+	}
+	t.Logf("sandbox webhooks: deliveries by state %v, attempts by answer %v", states, answers)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		expected, published, _ := webhookCounts(t, r)
+		if published >= expected {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%d of %d delivered webhooks on the webhook-events topic after 2m", published, expected)
+			return
+		}
+		time.Sleep(100 * time.Millisecond) // polling the outcome reader
+	}
 }
 
 // awaitRecovered waits until the connector commits results again after a

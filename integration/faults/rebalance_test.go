@@ -95,6 +95,11 @@ func TestRebalance(t *testing.T) {
 		g.scrape(t, i)
 	}
 	row := Oracle(t, r, Row{Scenario: "5 rebalance", Seed: seed, Kills: kills, Restarts: starts}, acceptedOnce)
+	for _, c := range g.procs {
+		if c != r.Connector { // the oracle scanned the rig's connector's log
+			row.CardLeaks += logLeaks(t, c.Log())
+		}
+	}
 	row.WallSeconds = time.Since(start).Seconds()
 	Check(t, row)
 

@@ -107,4 +107,21 @@
 //     session; a record with the other body is rejected with
 //     idempotency_key_params_mismatch. The winner of a mixed key is a race,
 //     read from the ledger.
+//   - 2 (broker_restart_test.go): SIGKILL the Kafka broker (a private
+//     harness.StartTestBroker) and start it again on the same data directory
+//     twice over 200 payouts (full: 6 times over 3,000), each once the
+//     sandbox's execution count passes a seeded threshold, alternately when
+//     the results topic holds an open transaction (high watermark above the
+//     last stable offset) and while a batch's API calls are in flight. The
+//     connector must ride it out (restarts 0); in window > 0 (keys executed
+//     at a kill whose result was not committed then).
+//     FAULTS_BROKER_WEBHOOKS=1 also wires the webhooks.
+//   - 5 (rebalance_test.go): up to 3 connector processes (own instance and
+//     client ids) on a 6-partition command topic while payouts are produced
+//     at a steady rate (400 over 30 s; full: 3,000 over 150 s). At seeded
+//     thresholds: scale 1 → 2 → 3, SIGTERM one, SIGKILL another, start both
+//     again (full: three such cycles), each step awaiting a Stable group
+//     with the new membership. Every replica must commit results (by the
+//     producer id of its transactional id) and every step must change the
+//     group's membership.
 package faults

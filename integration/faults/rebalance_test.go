@@ -31,8 +31,9 @@ const replicas = 3
 // the step leaves (that is, its rebalance completed):
 //
 //	start 1 → scale to 2 → scale to 3 → SIGTERM one (it leaves the group) →
-//	SIGKILL another (its partitions move after the 6 s session timeout) →
-//	start both again (same instance ids: a restart fences its predecessor)
+//	SIGKILL another while its transaction is open on the broker (its
+//	partitions move after the 6 s session timeout) → start both again
+//	(same instance ids: a restart fences its predecessor)
 //
 // and at full size the SIGTERM / SIGKILL / restart part again. Pass: nothing
 // executed twice, no missing or duplicate result (read_committed), every
@@ -67,7 +68,10 @@ func TestRebalance(t *testing.T) {
 		threshold -= rng.IntN(max(1, n/(5*len(plan))))
 		awaitExecutions(t, r, threshold, 3*time.Minute)
 		at := time.Since(start).Round(time.Millisecond)
-		var want int
+		var (
+			want   int
+			detail string
+		)
 		switch step.op {
 		case "start":
 			g.start(t, step.replica)
@@ -81,13 +85,16 @@ func TestRebalance(t *testing.T) {
 			want = g.running()
 		case "kill":
 			g.scrape(t, step.replica)
+			open := g.awaitOngoing(t, step.replica, 20*time.Second)
 			g.procs[step.replica].Kill()
 			kills++
 			want = g.running()
+			at = time.Since(start).Round(time.Millisecond)
+			detail = " with " + open
 		}
 		produced := prod.count()
-		t.Logf("step %d at %v (%s replica-%d, executions passed %d, %d of %d commands produced): %s",
-			i+1, at, step.op, step.replica+1, threshold, produced, n, g.await(t, want))
+		t.Logf("step %d at %v (%s%s, executions passed %d, %d of %d commands produced): %s",
+			i+1, at, step, detail, threshold, produced, n, g.await(t, want))
 	}
 	r.Produced = append(r.Produced, prod.wait(t)...)
 	r.Outcomes.AwaitAnswered(t, r.Produced, 5*time.Minute)
@@ -191,6 +198,31 @@ func (g *group) start(t testing.TB, i int) {
 	maps.Copy(env, replicaEnv(i+1))
 	env["PAYSESSION_KAFKA_CLIENT_ID"] = g.r.Connector.Env["PAYSESSION_KAFKA_CLIENT_ID"] + "-" + replicaName(i)
 	g.procs[i] = StartConnector(t, env)
+}
+
+// awaitOngoing polls the coordinator until replica i's transaction is
+// open on the broker (state Ongoing: outcomes or offsets already added) and
+// says so; after timeout it says it saw none (the kill then lands anyway).
+func (g *group) awaitOngoing(t testing.TB, i int, timeout time.Duration) string {
+	t.Helper()
+	id := g.r.Connector.Env["PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX"] + "-" + replicaName(i)
+	adm := kadm.NewClient(g.r.Client)
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		described, err := adm.DescribeTransactions(ctx, id)
+		cancel()
+		if d, ok := described[id]; err == nil && ok && d.Err == nil && d.State == "Ongoing" {
+			parts := 0
+			for _, ps := range d.Topics {
+				parts += len(ps)
+			}
+			return fmt.Sprintf("its transaction open on the broker (%d partitions)", parts)
+		}
+		time.Sleep(time.Millisecond) // polling the coordinator: an open transaction has no signal
+	}
+	t.Logf("replica-%d: no open transaction seen within %v; killing anyway", i+1, timeout)
+	return "no open transaction seen"
 }
 
 // running counts the replicas whose process runs.

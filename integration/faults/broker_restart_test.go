@@ -46,8 +46,14 @@ func TestBrokerRestart(t *testing.T) {
 	n := size("FAULTS_BROKER_COMMANDS", 200, 3_000)
 	restarts := size("FAULTS_BROKER_RESTARTS", 2, 6)
 	webhooks := os.Getenv("FAULTS_BROKER_WEBHOOKS") == "1"
+	// FAULTS_BROKER_DOWN keeps the broker down that long before restarting
+	// it (default 0: restart at once, a restart takes 10-20 s on 2 cores);
+	// longer than the transaction timeout (30 s here) lets the broker abort
+	// the open transaction itself.
+	down, _ := time.ParseDuration(os.Getenv("FAULTS_BROKER_DOWN"))
 	seed := seed()
-	t.Logf("scenario 2: %d commands, %d broker restarts, webhooks %v, seed %d", n, restarts, webhooks, seed)
+	t.Logf("scenario 2: %d commands, %d broker restarts, extra downtime %v, webhooks %v, seed %d", n, restarts, down,
+		webhooks, seed)
 	rng := rand.New(rand.NewPCG(seed, 2))
 	start := time.Now()
 	broker := harness.StartTestBroker(t, nil)
@@ -97,7 +103,7 @@ func TestBrokerRestart(t *testing.T) {
 		if err := broker.Kill(); err != nil {
 			t.Fatalf("kill broker: %v", err)
 		}
-		down := time.Now()
+		killed := time.Now()
 		mark := killMark{executed: map[string]bool{}, ends: stable}
 		for _, x := range r.Sandbox.Executions(t) {
 			mark.executed[x.IdempotencyKey] = true
@@ -105,13 +111,16 @@ func TestBrokerRestart(t *testing.T) {
 		marks = append(marks, mark)
 		t.Logf("broker kill %d at %v (%s: %s): %d calls executed", i+1, time.Since(start).Round(time.Millisecond),
 			moment, evidence, len(mark.executed))
+		if down > 0 {
+			time.Sleep(down) // the outage itself (FAULTS_BROKER_DOWN), not a wait for a condition
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		err := broker.Restart(ctx)
 		cancel()
 		if err != nil {
 			t.Fatalf("restart broker: %v", err)
 		}
-		t.Logf("broker restart %d: up again after %v", i+1, time.Since(down).Round(time.Millisecond))
+		t.Logf("broker restart %d: up again after %v", i+1, time.Since(killed).Round(time.Millisecond))
 		recovering := time.Now()
 		if awaitRecovered(t, r, stable, 3*time.Minute) {
 			t.Logf("broker restart %d: the connector committed again %v after the broker was up", i+1,

@@ -78,6 +78,7 @@ func TestRebalance(t *testing.T) {
 			starts++
 			want = g.running()
 		case "term":
+			g.lose(step)
 			g.scrape(t, step.replica)
 			if err := g.procs[step.replica].Stop(30 * time.Second); err != nil {
 				t.Errorf("stop replica-%d: %v", step.replica+1, err)
@@ -86,6 +87,7 @@ func TestRebalance(t *testing.T) {
 		case "kill":
 			g.scrape(t, step.replica)
 			open := g.awaitOngoing(t, step.replica, 20*time.Second)
+			g.lose(step)
 			g.procs[step.replica].Kill()
 			kills++
 			want = g.running()
@@ -124,6 +126,9 @@ func TestRebalance(t *testing.T) {
 	for i, c := range g.procs {
 		t.Logf("replica-%d log: %v", i+1, logLines(c.Process, "transaction aborted", "revoked=true",
 			"transaction end unknown", "rebuilding kafka session", "level=ERROR"))
+	}
+	for _, l := range g.losses {
+		t.Logf("failover: %s", l.after(r.Outcomes.Results(), r.Topic(codec.KindInitPayout)))
 	}
 	if g.changes < len(plan) {
 		t.Errorf("the group's membership changed %d times over %d steps", g.changes, len(plan))
@@ -174,9 +179,11 @@ func replicaEnv(i int) map[string]string {
 type group struct {
 	r       *Rig
 	id      string
-	procs   []*Connector // by replica; nil until first started
-	last    string       // membership seen by the last await
-	changes int          // awaits that saw another membership than the one before
+	procs   []*Connector       // by replica; nil until first started
+	last    string             // membership seen by the last await
+	changes int                // awaits that saw another membership than the one before
+	owns    map[string][]int32 // replica → its payout partitions at the last await
+	losses  []loss             // partitions of stopped or killed replicas
 
 	mu      sync.Mutex
 	metrics map[string]float64 // "replica-1 commit" → summed over incarnations
@@ -225,6 +232,68 @@ func (g *group) awaitOngoing(t testing.TB, i int, timeout time.Duration) string 
 	return "no open transaction seen"
 }
 
+// loss is a replica stopped (SIGTERM) or killed (SIGKILL) at a moment,
+// and the payout partitions it owned then.
+type loss struct {
+	step       step
+	at         time.Time
+	partitions []int32
+}
+
+// lose notes that step is about to stop its replica.
+func (g *group) lose(s step) {
+	g.losses = append(g.losses, loss{step: s, at: time.Now(), partitions: g.owns[replicaName(s.replica)]})
+}
+
+// after says how long after the loss the first command of each of its
+// partitions completed again (the result's completed_at): the failover
+// time of those partitions.
+func (l loss) after(results []Result, payouts string) string {
+	first := map[int32]time.Time{}
+	for _, res := range results {
+		if res.SourceTopic != payouts || !res.CompletedAt.After(l.at) {
+			continue
+		}
+		if f, ok := first[res.SourcePartition]; !ok || res.CompletedAt.Before(f) {
+			first[res.SourcePartition] = res.CompletedAt
+		}
+	}
+	parts := make([]string, len(l.partitions))
+	for i, p := range l.partitions {
+		if f, ok := first[p]; ok {
+			parts[i] = fmt.Sprintf("%d after %v", p, f.Sub(l.at).Round(100*time.Millisecond))
+		} else {
+			parts[i] = fmt.Sprintf("%d never", p)
+		}
+	}
+	return fmt.Sprintf("%s: its payout partitions answered again: %s", l.step, strings.Join(parts, ", "))
+}
+
+// payoutPartitions maps each member's replica name to its partitions of
+// the payout topic.
+func payoutPartitions(d kadm.DescribedGroup, payouts string) map[string][]int32 {
+	out := map[string][]int32{}
+	for _, m := range d.Members {
+		if a, ok := m.Assigned.AsConsumer(); ok {
+			for _, tp := range a.Topics {
+				if tp.Topic == payouts {
+					out[memberReplica(m)] = slices.Sorted(slices.Values(tp.Partitions))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// memberReplica is the replica a member belongs to, by its client id (the
+// rig's connector, replica-1, keeps the rig's client id).
+func memberReplica(m kadm.DescribedGroupMember) string {
+	if i := strings.LastIndex(m.ClientID, "-replica-"); i >= 0 {
+		return m.ClientID[i+1:]
+	}
+	return "replica-1"
+}
+
 // running counts the replicas whose process runs.
 func (g *group) running() int {
 	n := 0
@@ -255,6 +324,7 @@ func (g *group) await(t testing.TB, want int) string {
 					g.changes++
 				}
 				g.last = last
+				g.owns = payoutPartitions(d, g.r.Topic(codec.KindInitPayout))
 				return last
 			}
 		} else {
@@ -294,11 +364,7 @@ func describeGroup(d kadm.DescribedGroup, payouts string) string {
 				}
 			}
 		}
-		name := "replica-1" // the rig's connector keeps the rig's client id
-		if i := strings.LastIndex(m.ClientID, "-replica-"); i >= 0 {
-			name = m.ClientID[i+1:]
-		}
-		members = append(members, fmt.Sprintf("%s payouts%v (%d partitions)", name, mine, total))
+		members = append(members, fmt.Sprintf("%s payouts%v (%d partitions)", memberReplica(m), mine, total))
 	}
 	sort.Strings(members)
 	return fmt.Sprintf("%s, %d members: %s", d.State, len(d.Members), strings.Join(members, "; "))

@@ -114,14 +114,16 @@
 //     the results topic holds an open transaction (high watermark above the
 //     last stable offset) and while a batch's API calls are in flight. The
 //     connector must ride it out (restarts 0); in window > 0 (keys executed
-//     at a kill whose result was not committed then).
-//     FAULTS_BROKER_WEBHOOKS=1 also wires the webhooks.
+//     at a kill whose result was not committed then). Webhooks are wired
+//     (FAULTS_BROKER_WEBHOOKS=0 unwires them); FAULTS_BROKER_DOWN=40s keeps
+//     the broker down longer than the transaction timeout.
 //   - 5 (rebalance_test.go): up to 3 connector processes (own instance and
 //     client ids) on a 6-partition command topic while payouts are produced
 //     at a steady rate (400 over 30 s; full: 3,000 over 150 s). At seeded
 //     thresholds: scale 1 → 2 → 3, SIGTERM one, SIGKILL another, start both
 //     again (full: three such cycles), each step awaiting a Stable group
-//     with the new membership. Every replica must commit results (by the
+//     with the new membership; webhooks go to replica-1 (those sent while
+//     it is down are redelivered). Every replica must commit results (by the
 //     producer id of its transactional id) and every step must change the
 //     group's membership.
 package faults

@@ -35,10 +35,11 @@ const replicas = 3
 //	partitions move after the 6 s session timeout) → start both again
 //	(same instance ids: a restart fences its predecessor)
 //
-// and at full size the SIGTERM / SIGKILL / restart part again. Pass: nothing
-// executed twice, no missing or duplicate result (read_committed), every
-// replica committed results (by its transactional producer id), and every
-// step changed the group's membership.
+// and at full size the SIGTERM / SIGKILL / restart part again. The
+// sandbox's webhooks go to replica-1. Pass: nothing executed twice, no
+// missing or duplicate result (read_committed), every delivered webhook
+// published once, every replica committed results (by its transactional
+// producer id), and every step changed the group's membership.
 func TestRebalance(t *testing.T) {
 	t.Parallel()
 	n := size("FAULTS_REBALANCE_COMMANDS", 400, 3_000)
@@ -51,6 +52,9 @@ func TestRebalance(t *testing.T) {
 	start := time.Now()
 	r := NewRig(t, RigOptions{
 		Partitions: 6,
+		// Webhooks go to replica-1's endpoint: those sent while it is
+		// stopped or killed fail and are redelivered at the end.
+		Webhooks: true,
 		// Calls take 100-300 ms with at most 16 in flight per process, so
 		// batches are open most of the time and a revoke cuts one.
 		SandboxFlags: []string{"-latency", "100ms", "-latency-jitter", "200ms", "-seed", strconv.FormatUint(seed, 10)},
@@ -100,6 +104,7 @@ func TestRebalance(t *testing.T) {
 	}
 	r.Produced = append(r.Produced, prod.wait(t)...)
 	r.Outcomes.AwaitAnswered(t, r.Produced, 5*time.Minute)
+	fireWebhookRetries(t, r)
 	for i := range g.procs {
 		g.scrape(t, i)
 	}

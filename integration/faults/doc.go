@@ -64,20 +64,26 @@
 // idempotency key, because the contract is one result per consumed record:
 //
 //   - commands: records produced; results: result records answering them.
+//
 //   - missing: records with neither a result nor a dead letter.
+//
 //   - duplicate: results beyond the first for a record, plus results whose
 //     source is no produced record. Several results for one key are not
 //     duplicates when they answer different records (scenario 4 produces a
 //     key many times and expects as many results).
+//
 //   - executed: keys the sandbox executed; executed twice: keys executed more
 //     than once plus ledger movements (operation, refund, kind) booked more
 //     than once. Idempotent replays are not executions.
+//
 //   - wrong: records whose results the scenario's Verdict refuses.
+//
 //   - in window (scenario 1): distinct keys the sandbox had executed when a
 //     SIGKILL landed but whose result was not committed then — their result
 //     sits at or past the results topic's end offset read right after the
 //     kill (the dead process could commit nothing later). It proves kills
 //     fell between the API's answer and the transaction commit.
+//
 //   - webhooks expected/published/duplicate: webhooks the sandbox delivered,
 //     how many of their event ids (hex SHA-256 of the body) are on the
 //     webhook-events topic, and records beyond one per event id.

@@ -113,6 +113,17 @@
 //     session; a record with the other body is rejected with
 //     idempotency_key_params_mismatch. The winner of a mixed key is a race,
 //     read from the ledger.
+//   - 3 (sandbox_faults_test.go): paysim's faults switched through POST
+//     /admin/faults while payouts flow, one phase each: a 5xx burst (every
+//     call fails until the pipeline parked the payouts in the retry topic
+//     and paused fetching), a partial 5xx rate, 2 s latency spikes,
+//     responses dropped after execution (drop_rate), webhook refusals
+//     (retries driven by advancing the sandbox clock), then all of them
+//     mixed at seeded steps. The retry budget outlasts every fault, so
+//     every payout must be accepted once, every webhook delivered and
+//     published once; the test fails if a fault was not hit (attempts per
+//     payout, executions of 2 s, attempts above executions, refusals,
+//     paysession_pipeline_retries_total > 0).
 //   - 2 (broker_restart_test.go): SIGKILL the Kafka broker (a private
 //     harness.StartTestBroker) and start it again on the same data directory
 //     twice over 200 payouts (full: 6 times over 3,000), each once the

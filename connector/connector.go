@@ -135,6 +135,7 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, ap
 		c.recon, err = reconcile.New(reconcile.Config{
 			Brokers: cfg.Kafka.Brokers, KafkaOpts: groupOpts, Group: cfg.Kafka.GroupID + "-reconciler",
 			SessionsTopic: cfg.Topics.Sessions, Producer: c.producer, Encoder: enc, API: api,
+			Decoder:    reconcile.CodecStateDecoder{Decoder: dec},
 			APIVersion: cfg.API.Version, Tracker: tracker, Holds: holds, QuietAfter: cfg.Reconciler.QuietAfter,
 			Tick: cfg.Reconciler.Interval, Confirm: confirmPolicy(cfg.Confirm),
 			Registerer: c.Registry, Logger: c.log.With("part", "reconciler"),

@@ -2,9 +2,11 @@ package reconcile
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/hamba/avro/v2"
 	"github.com/hamba/avro/v2/soe"
@@ -44,8 +46,7 @@ func (AvroStateDecoder) DecodeSessionState(value []byte) (*codec.SessionState, e
 	var data []byte
 	switch {
 	case len(value) >= 10 && value[0] == 0xC3 && value[1] == 0x01:
-		fp := codec.Fingerprint(schema)
-		hfp, err := soe.ComputeFingerprint(schema) // hamba's soe.Codec writes its own
+		fp, hfp, err := stateFingerprints()
 		if err != nil {
 			return nil, fmt.Errorf("session state fingerprint: %w", err)
 		}
@@ -60,6 +61,50 @@ func (AvroStateDecoder) DecodeSessionState(value []byte) (*codec.SessionState, e
 	}
 	if err := avroAPI.Unmarshal(schema, data, &st); err != nil {
 		return nil, fmt.Errorf("session state avro: %w", err)
+	}
+	return &st, nil
+}
+
+// stateFingerprints returns the session-state schema's fingerprints: the
+// spec's and the one hamba's soe.Codec writes. Computed once: a canonical
+// form costs more than decoding a record.
+func stateFingerprints() ([8]byte, []byte, error) {
+	fps := stateFingerprintsOnce()
+	return fps.spec, fps.hamba, fps.err
+}
+
+var stateFingerprintsOnce = sync.OnceValue(func() (fps struct {
+	spec  [8]byte
+	hamba []byte
+	err   error
+}) {
+	schema, err := codec.Schema(schemas.SessionState)
+	if err != nil {
+		fps.err = err
+		return fps
+	}
+	fps.spec = codec.Fingerprint(schema)
+	fps.hamba, fps.err = soe.ComputeFingerprint(schema)
+	return fps
+})
+
+// CodecStateDecoder decodes session states with a codec.Decoder: with a
+// registry, Confluent values are read with the schema their id names (so
+// states written by an older or newer connector decode), single-object
+// values by their fingerprint; JSON values (tests) with encoding/json.
+type CodecStateDecoder struct{ Decoder *codec.Decoder }
+
+// DecodeSessionState decodes value.
+func (d CodecStateDecoder) DecodeSessionState(value []byte) (*codec.SessionState, error) {
+	var st codec.SessionState
+	if len(value) > 0 && value[0] == '{' {
+		if err := json.Unmarshal(value, &st); err != nil {
+			return nil, fmt.Errorf("session state json: %w", err)
+		}
+		return &st, nil
+	}
+	if err := d.Decoder.DecodeRecord(context.Background(), value, &st); err != nil {
+		return nil, fmt.Errorf("session state: %w", err)
 	}
 	return &st, nil
 }

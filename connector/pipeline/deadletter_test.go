@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/codec"
 )
 
@@ -47,22 +48,7 @@ func decodeLetter(t *testing.T) func([]byte) (*codec.DeadLetter, error) {
 // consume reads n committed records of a topic.
 func (e *kfakeEnv) consume(t *testing.T, topic string, n int) []*kgo.Record {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(e.seeds...), kgo.ConsumeTopics(topic),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	var got []*kgo.Record
-	for len(got) < n && ctx.Err() == nil {
-		got = append(got, cl.PollFetches(ctx).Records()...)
-	}
-	if len(got) < n {
-		t.Fatalf("%s: %d records, want %d", topic, len(got), n)
-	}
-	return got
+	return harness.ReadCommitted(t, e.seeds, topic, n)
 }
 
 // TestDeadLetterMaskedAndRedrivenFromSource: an invalid init_payment with a

@@ -167,3 +167,25 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// ReadCommitted reads the first n committed records of topic (read_committed,
+// from the start), failing t when they are not there within 30 s.
+func ReadCommitted(t testing.TB, seeds []string, topic string, n int) []*kgo.Record {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ConsumeTopics(topic),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var got []*kgo.Record
+	for len(got) < n && ctx.Err() == nil {
+		got = append(got, cl.PollFetches(ctx).Records()...)
+	}
+	if len(got) < n {
+		t.Fatalf("%s: %d committed records, want %d", topic, len(got), n)
+	}
+	return got[:n]
+}

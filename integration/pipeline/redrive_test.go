@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/pipeline"
+	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/codec"
 )
 
@@ -34,15 +35,7 @@ func TestRedrive(t *testing.T) {
 	}
 	e.produce(t, recs...)
 	e.start(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	n, err := pipeline.Redrive(ctx, pipeline.RedriveConfig{
-		Kafka: []kgo.Opt{kgo.SeedBrokers(e.seeds...)}, DeadLetter: e.topics.DeadLetter, GroupID: "redrive-" + e.id,
-		Decode: func(b []byte) (*codec.DeadLetter, error) {
-			var dl codec.DeadLetter
-			return &dl, decodeOutcome(b, &dl)
-		},
-	})
+	n, err := e.redrive()
 	if err != nil || n != len(letters) {
 		t.Fatalf("Redrive = %d, %v; want %d", n, err, len(letters))
 	}
@@ -74,15 +67,7 @@ func TestRedriveCardCommand(t *testing.T) {
 	e.out.wait(t, 10*time.Second, "dead letter of "+k, func() bool { letters = e.out.dead[k]; return len(letters) > 0 })
 	assertProtected(t, letters[0])
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	n, err := pipeline.Redrive(ctx, pipeline.RedriveConfig{
-		Kafka: []kgo.Opt{kgo.SeedBrokers(e.seeds...)}, DeadLetter: e.topics.DeadLetter, GroupID: "redrive-" + e.id,
-		Decode: func(b []byte) (*codec.DeadLetter, error) {
-			var dl codec.DeadLetter
-			return &dl, decodeOutcome(b, &dl)
-		},
-	})
+	n, err := e.redrive()
 	if err != nil || n != 1 {
 		t.Fatalf("Redrive = %d, %v; want 1", n, err)
 	}
@@ -90,7 +75,7 @@ func TestRedriveCardCommand(t *testing.T) {
 	// (again protected) dead letter.
 	e.out.wait(t, 30*time.Second, "second dead letter of "+k, func() bool { letters = e.out.dead[k]; return len(letters) > 1 })
 	assertProtected(t, letters[1])
-	src := readTopic(t, e.seeds, e.topics.Commands[codec.KindInitPayment], 2)
+	src := harness.ReadCommitted(t, e.seeds, e.topics.Commands[codec.KindInitPayment], 2)
 	if string(src[1].Key) != k || string(src[1].Value) != original {
 		t.Errorf("redriven record is not the original command (key %q, %d bytes)", src[1].Key, len(src[1].Value))
 	}
@@ -121,23 +106,15 @@ func assertProtected(t *testing.T, r *kgo.Record) {
 	}
 }
 
-// readTopic reads n committed records of a topic from the start.
-func readTopic(t *testing.T, seeds []string, topic string, n int) []*kgo.Record {
-	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ConsumeTopics(topic),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+// redrive runs pipeline.Redrive over the env's dead-letter topic.
+func (e *env) redrive() (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var got []*kgo.Record
-	for len(got) < n && ctx.Err() == nil {
-		got = append(got, cl.PollFetches(ctx).Records()...)
-	}
-	if len(got) < n {
-		t.Fatalf("%s: %d records, want %d", topic, len(got), n)
-	}
-	return got
+	return pipeline.Redrive(ctx, pipeline.RedriveConfig{
+		Kafka: []kgo.Opt{kgo.SeedBrokers(e.seeds...)}, DeadLetter: e.topics.DeadLetter, GroupID: "redrive-" + e.id,
+		Decode: func(b []byte) (*codec.DeadLetter, error) {
+			var dl codec.DeadLetter
+			return &dl, decodeOutcome(b, &dl)
+		},
+	})
 }

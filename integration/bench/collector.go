@@ -19,7 +19,10 @@ type collector struct {
 	mu      sync.Mutex
 	changed *sync.Cond
 	arrived map[string]time.Time
-	err     error
+	// produced is each result's record timestamp: when the connector
+	// produced it (inside its transaction).
+	produced map[string]time.Time
+	err      error
 }
 
 func startCollector(ctx context.Context, brokers []string, topic string) (*collector, error) {
@@ -30,7 +33,7 @@ func startCollector(ctx context.Context, brokers []string, topic string) (*colle
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	c := &collector{cl: cl, cancel: cancel, done: make(chan struct{}), arrived: map[string]time.Time{}}
+	c := &collector{cl: cl, cancel: cancel, done: make(chan struct{}), arrived: map[string]time.Time{}, produced: map[string]time.Time{}}
 	c.changed = sync.NewCond(&c.mu)
 	go c.run(ctx)
 	return c, nil
@@ -49,6 +52,7 @@ func (c *collector) run(ctx context.Context) {
 		fs.EachRecord(func(r *kgo.Record) {
 			if _, seen := c.arrived[string(r.Key)]; !seen {
 				c.arrived[string(r.Key)] = now
+				c.produced[string(r.Key)] = r.Timestamp
 			}
 		})
 		c.changed.Broadcast()
@@ -90,4 +94,15 @@ func (c *collector) close() {
 	c.cancel()
 	<-c.done
 	c.cl.Close()
+}
+
+// producedAt returns when the connector produced the result of each key.
+func (c *collector) producedAt(keys []string) map[string]time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]time.Time, len(keys))
+	for _, k := range keys {
+		out[k] = c.produced[k]
+	}
+	return out
 }

@@ -37,18 +37,23 @@ type producer struct {
 	wg  sync.WaitGroup
 	mu  sync.Mutex
 	err error
+	// acked, when not nil, receives when the broker acknowledged each
+	// record, by key.
+	acked map[string]time.Time
 }
 
 func (p *producer) send(ctx context.Context, r *kgo.Record) {
 	p.wg.Add(1)
 	p.cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
 		defer p.wg.Done()
-		if err != nil {
-			p.mu.Lock()
-			if p.err == nil {
-				p.err = fmt.Errorf("produce: %w", err)
-			}
-			p.mu.Unlock()
+		now := time.Now()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if err != nil && p.err == nil {
+			p.err = fmt.Errorf("produce: %w", err)
+		}
+		if p.acked != nil {
+			p.acked[string(r.Key)] = now
 		}
 	})
 }

@@ -87,7 +87,7 @@ func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Late
 		return Latency{}, err
 	}
 	sent := make([]time.Time, n)
-	p := &producer{cl: e.producer}
+	p := &producer{cl: e.producer, acked: make(map[string]time.Time, n)}
 	before := readPipelineStats(e.conn.Registry)
 	const tick = 5 * time.Millisecond
 	start := time.Now()
@@ -110,12 +110,19 @@ func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Late
 	}
 	after := readPipelineStats(e.conn.Registry)
 	lat := make([]time.Duration, n)
+	acked, produced, readable := make([]time.Duration, n), make([]time.Duration, n), make([]time.Duration, n)
+	producedAt := e.results.producedAt(b.keys)
 	for i, k := range b.keys {
 		lat[i] = arrived[k].Sub(sent[i])
+		acked[i] = p.acked[k].Sub(sent[i])
+		produced[i] = producedAt[k].Sub(p.acked[k])
+		readable[i] = arrived[k].Sub(producedAt[k])
 	}
 	l := Latency{RatePerSecond: round(rate, 1), Commands: n, P50MS: ms(percentile(lat, 50)),
 		P99MS: ms(percentile(lat, 99)), MaxMS: ms(percentile(lat, 100)), Profile: path,
-		Transactions: int(after.transactions - before.transactions)}
+		Transactions: int(after.transactions - before.transactions),
+		Segments: map[string]Quantiles{"command_acked": quantiles(acked), "result_produced": quantiles(produced),
+			"result_readable": quantiles(readable)}}
 	if l.Transactions > 0 {
 		l.MeanTxnMS = round(time.Since(start).Seconds()*1000/float64(l.Transactions), 1)
 		l.MeanPhaseMS = map[string]float64{}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"text/tabwriter"
+	"time"
 )
 
 // Report is what a bench run measured; it is written as JSON.
@@ -76,7 +77,23 @@ type Latency struct {
 	// MeanPhaseMS is the mean time of a transaction's phases (calls,
 	// produce, end) from paysession_pipeline_transaction_phase_seconds.
 	MeanPhaseMS map[string]float64 `json:"mean_transaction_phase_ms"`
-	Profile     string             `json:"profile,omitempty"`
+	// Segments split each command's latency: command_acked (produce call →
+	// the broker acknowledged the command: upstream's part), result_produced
+	// (→ the connector produced the result: waiting to be fetched, the
+	// batch's API calls), result_readable (→ readable with read_committed:
+	// flush, commit, fetch).
+	Segments map[string]Quantiles `json:"segments_ms"`
+	Profile  string               `json:"profile,omitempty"`
+}
+
+// Quantiles are the p50 and p99 of a duration, in milliseconds.
+type Quantiles struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+}
+
+func quantiles(d []time.Duration) Quantiles {
+	return Quantiles{P50: ms(percentile(d, 50)), P99: ms(percentile(d, 99))}
 }
 
 // SlowAPI is the phase with sandbox latency on one partition.
@@ -147,6 +164,10 @@ func (r *Report) print(w io.Writer) {
 	row("  connector CPU ms/command", "%.3f (efficiency vs signing %.2f; process used %.2f cores)", t.ConnectorCPUPerCmd, t.ConnectorEfficiency, t.CoresUsed)
 	l := r.Latency
 	row("added latency at half max", "p50 %.1f ms, p99 %.1f ms, max %.1f ms (%.0f/s, %d commands)", l.P50MS, l.P99MS, l.MaxMS, l.RatePerSecond, l.Commands)
+	sg := l.Segments
+	row("  segments p50/p99", "command acked %.0f/%.0f ms, then result produced %.0f/%.0f ms, then readable %.0f/%.0f ms",
+		sg["command_acked"].P50, sg["command_acked"].P99, sg["result_produced"].P50, sg["result_produced"].P99,
+		sg["result_readable"].P50, sg["result_readable"].P99)
 	s := r.SlowAPI
 	row("  pipeline transactions", "%d, one per %.1f ms; mean API call %.1f ms", l.Transactions, l.MeanTxnMS, l.MeanAPICallMS)
 	row("  transaction phases", "calls %.1f ms, produce %.1f ms, end (flush, offsets, commit) %.1f ms",

@@ -94,6 +94,13 @@ func checkPod(t *testing.T, d *appsv1.Deployment, grace, termGrace int64) {
 	if v := envValue(c, "PAYSESSION_SHUTDOWN_GRACE"); v != fmt.Sprintf("%ds", grace) {
 		t.Errorf("PAYSESSION_SHUTDOWN_GRACE = %q, want %ds", v, grace)
 	}
+	if !slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool {
+		r := e.ValueFrom
+		return e.Name == "GOMEMLIMIT" && r != nil && r.ResourceFieldRef != nil &&
+			r.ResourceFieldRef.Resource == "limits.memory" && r.ResourceFieldRef.ContainerName == c.Name
+	}) {
+		t.Errorf("GOMEMLIMIT is not set from the container's memory limit")
+	}
 	for _, m := range c.VolumeMounts {
 		if m.Name != "tmp" && !m.ReadOnly {
 			t.Errorf("secret mount %s is writable", m.Name)
@@ -130,7 +137,7 @@ func checkEnv(t *testing.T, d *appsv1.Deployment, cm *corev1.ConfigMap) {
 		}
 	}
 	for name := range env {
-		if !known[name] {
+		if strings.HasPrefix(name, config.Prefix) && !known[name] {
 			t.Errorf("chart sets %s, which internal/config does not read", name)
 		}
 	}

@@ -35,6 +35,9 @@ func (p *Pipeline) call(ctx context.Context, in *inbound, cmd *command) callResu
 			r.first = now
 		}
 		r.attempts++
+		if r.attempts > 1 { // in this batch, or resumed from the retry topic
+			p.metrics.retries.WithLabelValues(cmd.Kind).Inc()
+		}
 		r.last = now
 		started := time.Now()
 		sess, err := cmd.call(ctx, p.api, payapi.WithIdempotencyKey(in.key), payapi.WithTraceContext(traceContext(in.rec)))
@@ -69,7 +72,6 @@ func (p *Pipeline) call(ctx context.Context, in *inbound, cmd *command) callResu
 			return r
 		}
 		wait := p.backoff.wait(r.attempts, retryAfter)
-		p.metrics.retries.WithLabelValues(cmd.Kind).Inc()
 		next := p.clock.Now().Add(wait)
 		if !p.waitUntil(ctx, next) {
 			r.parkAt = next

@@ -36,7 +36,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}, []string{"endpoint", "outcome"}),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "paysession_pipeline_retries_total",
-			Help: "API call retries, by command kind.",
+			Help: "API call attempts after a command's first (in the same batch or resumed from the retry topic), by command kind.",
 		}, []string{"kind"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "paysession_pipeline_in_flight",

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -263,6 +264,14 @@ func TestRunParksSlowCommandKeepingSessionOrder(t *testing.T) {
 	}
 	if got["key-cap"][0].Attempts != 2 {
 		t.Errorf("capture attempts = %d, want 2 (one cut by the deadline)", got["key-cap"][0].Attempts)
+	}
+	// The second attempt, resumed from the retry topic, counts as a retry.
+	if err := testutil.GatherAndCompare(env.reg, strings.NewReader(`
+# HELP paysession_pipeline_retries_total API call attempts after a command's first (in the same batch or resumed from the retry topic), by command kind.
+# TYPE paysession_pipeline_retries_total counter
+paysession_pipeline_retries_total{kind="capture"} 1
+`), "paysession_pipeline_retries_total"); err != nil {
+		t.Error(err)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -23,18 +23,13 @@ import (
 //     the pipeline admits next, so the pipeline's admission waits until the
 //     session has nothing in flight.
 type Holds struct {
-	mu       sync.Mutex
-	held     map[string]int // open transactions holding the session
-	freed    map[string]chan struct{}
-	inFlight map[string]int // plain publishes not yet acknowledged
-	landed   map[string]chan struct{}
+	mu       sync.Mutex // guards both counters
+	held     counter    // open transactions holding the session
+	inFlight counter    // plain publishes not yet acknowledged
 }
 
 // NewHolds returns an empty set of holds.
-func NewHolds() *Holds {
-	return &Holds{held: map[string]int{}, freed: map[string]chan struct{}{},
-		inFlight: map[string]int{}, landed: map[string]chan struct{}{}}
-}
+func NewHolds() *Holds { return &Holds{held: newCounter(), inFlight: newCounter()} }
 
 // AdmitAndHold waits until session id has no plain publish in flight, then
 // calls admit and, when it returns true, holds id until Release. admit runs
@@ -42,27 +37,15 @@ func NewHolds() *Holds {
 // admitted in Do are never interleaved. It returns ctx's error (admit has not
 // run) when an in-flight publish outlives ctx.
 func (h *Holds) AdmitAndHold(ctx context.Context, id string, admit func() bool) (bool, error) {
-	for {
-		h.mu.Lock()
-		if ch, busy := h.landed[id]; busy {
-			h.mu.Unlock()
-			select {
-			case <-ch:
-				continue
-			case <-ctx.Done():
-				return false, ctx.Err()
-			}
-		}
-		defer h.mu.Unlock()
-		if !admit() {
-			return false, nil
-		}
-		if h.held[id] == 0 {
-			h.freed[id] = make(chan struct{})
-		}
-		h.held[id]++
-		return true, nil
+	if err := h.lockWhenZero(ctx, h.inFlight, id); err != nil {
+		return false, err
 	}
+	defer h.mu.Unlock()
+	if !admit() {
+		return false, nil
+	}
+	h.held.add(id)
+	return true, nil
 }
 
 // Release drops one hold of each id (call it once per successful
@@ -71,19 +54,7 @@ func (h *Holds) Release(ids ...string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, id := range ids {
-		drop(h.held, h.freed, id)
-	}
-}
-
-// drop decrements count[id] and closes its channel at zero.
-func drop(count map[string]int, chans map[string]chan struct{}, id string) {
-	if count[id] == 0 {
-		return
-	}
-	if count[id]--; count[id] == 0 {
-		delete(count, id)
-		close(chans[id])
-		delete(chans, id)
+		h.held.drop(id)
 	}
 }
 
@@ -95,35 +66,72 @@ func drop(count map[string]int, chans map[string]chan struct{}, id string) {
 // started nothing. Do returns ctx's error when the hold outlives ctx; fn has
 // not run then.
 func (h *Holds) Do(ctx context.Context, id string, fn func() (started bool)) (settle func(), err error) {
-	for {
-		h.mu.Lock()
-		ch, held := h.freed[id]
-		if !held {
-			break
-		}
-		h.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	if err := h.lockWhenZero(ctx, h.held, id); err != nil {
+		return nil, err
 	}
 	defer h.mu.Unlock()
 	if !fn() {
 		return nil, nil
 	}
-	if h.inFlight[id] == 0 {
-		h.landed[id] = make(chan struct{})
-	}
-	h.inFlight[id]++
+	h.inFlight.add(id)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			h.mu.Lock()
-			drop(h.inFlight, h.landed, id)
+			h.inFlight.drop(id)
 			h.mu.Unlock()
 		})
 	}, nil
+}
+
+// lockWhenZero locks h.mu at a moment c counts nothing for id and returns
+// with it locked; it returns ctx's error, unlocked, when the wait outlives
+// ctx.
+func (h *Holds) lockWhenZero(ctx context.Context, c counter, id string) error {
+	for {
+		h.mu.Lock()
+		ch, busy := c.zero[id]
+		if !busy {
+			return nil
+		}
+		h.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// counter counts per session; a session's channel is closed when its count
+// drops back to zero. The caller holds Holds.mu.
+type counter struct {
+	n    map[string]int
+	zero map[string]chan struct{}
+}
+
+func newCounter() counter {
+	return counter{n: map[string]int{}, zero: map[string]chan struct{}{}}
+}
+
+func (c counter) add(id string) {
+	if c.n[id] == 0 {
+		c.zero[id] = make(chan struct{})
+	}
+	c.n[id]++
+}
+
+// drop decrements id's count (nothing when it is zero) and closes its
+// channel at zero.
+func (c counter) drop(id string) {
+	if c.n[id] == 0 {
+		return
+	}
+	if c.n[id]--; c.n[id] == 0 {
+		delete(c.n, id)
+		close(c.zero[id])
+		delete(c.zero, id)
+	}
 }
 
 // TxnAdmitter is the pipeline's view of the tracker: it admits states into

@@ -1,15 +1,12 @@
 package reconcile
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/hamba/avro/v2"
-	"github.com/hamba/avro/v2/soe"
 
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/schemas"
@@ -20,9 +17,10 @@ type StateDecoder interface {
 	DecodeSessionState(value []byte) (*codec.SessionState, error)
 }
 
-// AvroStateDecoder decodes the session states the connector writes: Avro
-// single-object encoding, the Confluent wire format (read with the current
-// schema: the connector writes with it) or JSON.
+// AvroStateDecoder decodes the session states the connector writes without
+// a registry at hand: Avro single-object encoding (codec.DecodeSingleObject:
+// the writer schema by its fingerprint), the Confluent wire format (read
+// with the current schema: the connector writes with it) or JSON.
 type AvroStateDecoder struct{}
 
 var avroAPI = avro.Config{TagKey: "avro", MaxByteSliceSize: 4 << 20, MaxSliceAllocSize: 1 << 16}.Freeze()
@@ -39,54 +37,27 @@ func (AvroStateDecoder) DecodeSessionState(value []byte) (*codec.SessionState, e
 		}
 		return &st, nil
 	}
-	schema, err := codec.Schema(schemas.SessionState)
-	if err != nil {
-		return nil, fmt.Errorf("session state schema: %w", err)
-	}
-	var data []byte
-	switch {
-	case len(value) >= 10 && value[0] == 0xC3 && value[1] == 0x01:
-		fp, hfp, err := stateFingerprints()
+	switch codec.DetectFormat(value) {
+	case codec.FormatSingleObject:
+		if err := codec.DecodeSingleObject(value, &st); err != nil {
+			return nil, fmt.Errorf("session state: %w", err)
+		}
+	case codec.FormatConfluent:
+		if len(value) < 5 {
+			return nil, errors.New("session state: unknown encoding")
+		}
+		schema, err := codec.Schema(schemas.SessionState)
 		if err != nil {
-			return nil, fmt.Errorf("session state fingerprint: %w", err)
+			return nil, fmt.Errorf("session state schema: %w", err)
 		}
-		if !bytes.Equal(value[2:10], fp[:]) && !bytes.Equal(value[2:10], hfp) {
-			return nil, errors.New("session state: unknown schema fingerprint")
+		if err := avroAPI.Unmarshal(schema, value[5:], &st); err != nil {
+			return nil, fmt.Errorf("session state avro: %w", err)
 		}
-		data = value[10:]
-	case len(value) >= 5 && value[0] == 0:
-		data = value[5:]
 	default:
 		return nil, errors.New("session state: unknown encoding")
 	}
-	if err := avroAPI.Unmarshal(schema, data, &st); err != nil {
-		return nil, fmt.Errorf("session state avro: %w", err)
-	}
 	return &st, nil
 }
-
-// stateFingerprints returns the session-state schema's fingerprints: the
-// spec's and the one hamba's soe.Codec writes. Computed once: a canonical
-// form costs more than decoding a record.
-func stateFingerprints() ([8]byte, []byte, error) {
-	fps := stateFingerprintsOnce()
-	return fps.spec, fps.hamba, fps.err
-}
-
-var stateFingerprintsOnce = sync.OnceValue(func() (fps struct {
-	spec  [8]byte
-	hamba []byte
-	err   error
-}) {
-	schema, err := codec.Schema(schemas.SessionState)
-	if err != nil {
-		fps.err = err
-		return fps
-	}
-	fps.spec = codec.Fingerprint(schema)
-	fps.hamba, fps.err = soe.ComputeFingerprint(schema)
-	return fps
-})
 
 // CodecStateDecoder decodes session states with a codec.Decoder: with a
 // registry, Confluent values are read with the schema their id names (so

@@ -8,6 +8,13 @@ import (
 	"github.com/paysession/paysession/schemas"
 )
 
+// DecodeSingleObject decodes an Avro single-object encoded value into v,
+// resolving the writer schema (v's current schema or a released version)
+// by the header's fingerprint; the counterpart of EncodeSingleObject.
+func DecodeSingleObject(value []byte, v Record) error {
+	return decodeSingleObject(v.SchemaName(), value, v)
+}
+
 // decodeSingleObject decodes an Avro single-object encoded value whose
 // fingerprint is our current schema name or one of its released versions.
 func decodeSingleObject(name schemas.Name, value []byte, v Record) error {

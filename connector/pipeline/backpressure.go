@@ -16,6 +16,10 @@ import (
 // answer).
 const probeSessionID = "ps_0"
 
+// maxProbeWait caps how long a Retry-After may keep fetching paused before
+// the next probe: the service's value counts up to a minute.
+const maxProbeWait = time.Minute
+
 // awaitHealthy pauses fetching while the API keeps failing and probes it
 // until it answers; it returns false if ctx ended first.
 func (p *Pipeline) awaitHealthy(ctx context.Context, s *kgo.GroupTransactSession) bool {
@@ -27,7 +31,7 @@ func (p *Pipeline) awaitHealthy(ctx context.Context, s *kgo.GroupTransactSession
 	defer s.Client().ResumeFetchTopics(p.topics...)
 	p.log.Warn("api failing; paused fetching", slog.Int("threshold", p.cfg.PauseAfterFailures))
 	for {
-		wait := max(p.cfg.ProbeInterval, retryAfter)
+		wait := max(p.cfg.ProbeInterval, min(retryAfter, maxProbeWait))
 		select {
 		case <-ctx.Done():
 			return false

@@ -21,9 +21,13 @@ type batch struct {
 // (the session id decides its lane).
 func (p *Pipeline) newBatch(ctx context.Context, recs []*kgo.Record) *batch {
 	b := &batch{outcomes: make(map[*inbound]*outcome, len(recs))}
+	now := p.clock.Now()
 	for _, r := range recs {
 		fromRetry := r.Topic == p.cfg.Topics.Retry
 		in := newInbound(r, p.kinds[r.Topic], fromRetry)
+		if in.firstSeen.IsZero() {
+			in.firstSeen = now
+		}
 		_, _ = p.decode(ctx, in)
 		b.ins = append(b.ins, in)
 	}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/paysession/paysession/internal/payapi"
@@ -65,6 +66,10 @@ func (p *Pipeline) call(ctx context.Context, in *inbound, cmd *command) callResu
 		var retryAfter time.Duration
 		if ae != nil {
 			retryAfter = ae.RetryAfter
+		}
+		if retryAfter > p.cfg.Retry.Max {
+			p.log.Warn("large Retry-After capped", slog.String("endpoint", cmd.Endpoint),
+				slog.Duration("retry_after", retryAfter), slog.Duration("cap", p.cfg.Retry.Max))
 		}
 		p.health.failure(retryAfter)
 		if p.backoff.exhausted(r.attempts, r.first, p.clock.Now()) {

@@ -14,6 +14,10 @@ type verdict struct {
 	Description string
 	Field       string
 	Rule        string
+	// deadLetter: the command record also goes to the dead-letter topic
+	// (every invalid command, and one rejected because it could not be
+	// decoded).
+	deadLetter bool
 }
 
 // clientCodes are payapi error codes raised by the client, not by the
@@ -32,7 +36,7 @@ func classify(err error, exhausted, sent bool) verdict {
 	}
 	var inv *invalidError
 	if errors.As(err, &inv) {
-		return verdict{Status: codec.StatusInvalid, Code: inv.Code, Field: inv.Field, Rule: inv.Rule, Description: inv.Error()}
+		return verdict{Status: codec.StatusInvalid, Code: inv.Code, Field: inv.Field, Rule: inv.Rule, Description: inv.Error(), deadLetter: true}
 	}
 	var ae *payapi.Error
 	if !errors.As(err, &ae) {
@@ -45,7 +49,7 @@ func classify(err error, exhausted, sent bool) verdict {
 	v := verdict{Code: ae.Code, Description: ae.Description, Field: ae.Field, Rule: ae.Rule}
 	switch {
 	case ae.Code == "invalid_idempotency_key":
-		v.Status = codec.StatusInvalid
+		v.Status, v.deadLetter = codec.StatusInvalid, true
 	case exhausted || ae.Retryable:
 		// Out of budget: if any attempt may have reached the service the
 		// effect is unknown, otherwise the command never got there.

@@ -110,6 +110,10 @@ type Config struct {
 	KeyLifetimeMargin time.Duration
 	// Retry bounds retries of retryable API errors.
 	Retry RetryPolicy
+	// DecodeFailureBudget is how many times a command may fail to decode
+	// because the schema registry fails (it is parked in between, Retry.Max
+	// apart) before it is rejected and dead-lettered, never sent (default 30).
+	DecodeFailureBudget int
 	// PauseAfterFailures consecutive retryable failures pause fetching until
 	// a probe call is answered (default 20; negative disables).
 	PauseAfterFailures int
@@ -149,6 +153,9 @@ func (c *Config) defaults() {
 	setDur(&c.ShutdownGrace, 5*time.Second)
 	setDur(&c.KeyLifetimeMargin, 23*time.Hour)
 	setDur(&c.ProbeInterval, time.Second)
+	if c.DecodeFailureBudget == 0 {
+		c.DecodeFailureBudget = 30
+	}
 	if c.PauseAfterFailures == 0 {
 		c.PauseAfterFailures = 20
 	}

@@ -32,6 +32,16 @@ const (
 	// HeaderSent is "true" when some earlier attempt may have reached the
 	// service, which makes a later give-up indeterminate rather than rejected.
 	HeaderSent = "paysession-sent"
+	// HeaderFirstSeen is when the connector first consumed a parked command
+	// (RFC 3339): an input of the key-lifetime guard.
+	HeaderFirstSeen = "paysession-first-seen"
+	// HeaderDecodeFailures counts transient decode failures (schema registry
+	// errors) of a parked command; past a budget it is dead-lettered.
+	HeaderDecodeFailures = "paysession-decode-failures"
+	// HeaderRedrive names the dead letter a redriven command came from
+	// (topic/partition/offset). Only on such records, and on retry records,
+	// does HeaderRecordTime count.
+	HeaderRedrive = "paysession-redrive"
 	// HeaderLane is the lane (session) of a parked command, so that the set
 	// of parked commands can be rebuilt from the retry topic.
 	HeaderLane = "paysession-lane"
@@ -46,6 +56,10 @@ const (
 	// "withheld" (empty: the value could not be read reliably). Redrive reads
 	// the original bytes from the source record.
 	HeaderDeadLetterValue = "paysession-dlq-value"
+	// HeaderDeadLetterOriginalSize is the size in bytes of the command's
+	// value on a dead letter whose value was withheld because the letter
+	// would not fit the dead-letter topic's max.message.bytes.
+	HeaderDeadLetterOriginalSize = "paysession-dlq-original-size"
 )
 
 // isPipelineHeader reports whether a header is one the pipeline owns (and so
@@ -54,7 +68,8 @@ func isPipelineHeader(k string) bool {
 	switch k {
 	case HeaderRecordTime, HeaderKey, HeaderKind, HeaderSourceTopic, HeaderSourcePartition,
 		HeaderSourceOffset, HeaderAttempts, HeaderNextAttempt, HeaderFirstAttempt, HeaderSent,
-		HeaderError, HeaderErrorField, HeaderErrorCode, HeaderLane, HeaderDeadLetterValue:
+		HeaderError, HeaderErrorField, HeaderErrorCode, HeaderLane, HeaderDeadLetterValue, HeaderFirstSeen,
+		HeaderDecodeFailures, HeaderRedrive, HeaderDeadLetterOriginalSize:
 		return true
 	}
 	return false

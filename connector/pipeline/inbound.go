@@ -16,10 +16,11 @@ type source struct {
 // retryState is what a command carries from earlier attempts (from the retry
 // topic's headers; zero for a fresh command).
 type retryState struct {
-	attempts     int
-	firstAttempt time.Time
-	nextAttempt  time.Time
-	sent         bool
+	attempts       int
+	firstAttempt   time.Time
+	nextAttempt    time.Time
+	sent           bool
+	decodeFailures int // transient decode failures (schema registry) so far
 }
 
 // inbound is one polled command record as the data path sees it.
@@ -28,9 +29,16 @@ type inbound struct {
 	kind       string
 	key        string // idempotency key
 	src        source
-	recordTime time.Time // original record time: the key-lifetime guard's input
+	recordTime time.Time // original record time: an input of the key-lifetime guard
+	firstSeen  time.Time // when the connector first consumed the command (zero: now)
 	fromRetry  bool
 	retry      retryState
+	// neverAttempted is proof that no API call for this command can have
+	// started before this batch: no earlier attempt is recorded, and its
+	// consumed offset lies past every offset the pipeline ever marked as
+	// attempted (attempts.go). Only then may an expired command be
+	// reported as "not sent".
+	neverAttempted bool
 
 	decoded   bool
 	cmd       *command
@@ -48,11 +56,21 @@ func newInbound(r *kgo.Record, kind string, fromRetry bool) *inbound {
 		recordTime: r.Timestamp,
 		fromRetry:  fromRetry,
 	}
-	if ms, ok := headerInt(r, HeaderRecordTime); ok {
-		in.recordTime = time.UnixMilli(ms)
+	// The original-time header counts only on records that carry the
+	// connector's provenance (parked in the retry topic, or redriven), and
+	// only to make a record older: a producer cannot make a command look
+	// younger than its own timestamp and so move the key-lifetime guard.
+	if _, redriven := header(r, HeaderRedrive); fromRetry || redriven {
+		if ms, ok := headerInt(r, HeaderRecordTime); ok && (r.Timestamp.IsZero() || time.UnixMilli(ms).Before(r.Timestamp)) {
+			in.recordTime = time.UnixMilli(ms)
+		}
 	}
 	if !fromRetry {
 		return in
+	}
+	in.firstSeen, _ = headerTime(r, HeaderFirstSeen)
+	if n, ok := headerInt(r, HeaderDecodeFailures); ok {
+		in.retry.decodeFailures = int(n)
 	}
 	if v, ok := header(r, HeaderKind); ok {
 		in.kind = v
@@ -77,6 +95,19 @@ func newInbound(r *kgo.Record, kind string, fromRetry bool) *inbound {
 	v, _ := header(r, HeaderSent)
 	in.retry.sent = v == "true"
 	return in
+}
+
+// age is the command's age for the key-lifetime guard: now minus the
+// earliest of its record time, first attempt and first seen time; a time in
+// the future counts as now.
+func (in *inbound) age(now time.Time) time.Duration {
+	earliest := now
+	for _, t := range []time.Time{in.recordTime, in.retry.firstAttempt, in.firstSeen} {
+		if !t.IsZero() && t.Before(earliest) {
+			earliest = t
+		}
+	}
+	return now.Sub(earliest)
 }
 
 // laneKey is the key that serializes commands: the session id when the

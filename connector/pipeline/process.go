@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -31,19 +32,26 @@ type parking struct {
 	notDue bool // parked again only because its next attempt is past the deadline
 }
 
-// process is the data path of one command: decode → validate → key-lifetime
-// guard → call the API with the key (retrying) → classify → outcome.
+// process is the data path of one command: key-lifetime guard → decode and
+// validate → call the API with the key (retrying) → classify → outcome.
+// The guard runs first: nothing about a command that is too old to send
+// (not even a registry outage while decoding it) may hold it back.
 func (p *Pipeline) process(ctx context.Context, in *inbound) *outcome {
 	start := p.clock.Now()
+	if p.keyTooOld(in, start) {
+		return p.expired(ctx, in, start)
+	}
 	cmd, err := p.decode(ctx, in) // decode and validate (memoized: the lane needed the session id)
 	var transient *transientError
 	switch {
+	case errors.As(err, &transient) && in.retry.decodeFailures+1 >= p.cfg.DecodeFailureBudget:
+		return p.undecodable(in, start, err)
 	case errors.As(err, &transient): // schema registry unreachable: try later
-		return park(in, in.retry.with(start.Add(p.cfg.Retry.Max)), false)
+		r := in.retry.with(start.Add(p.cfg.Retry.Max))
+		r.decodeFailures++
+		return park(in, r, false)
 	case err != nil:
 		return p.finish(in, start, callResult{err: err}) // invalid, dead-lettered
-	case p.keyTooOld(in, start):
-		return p.expired(in, start)
 	case in.fromRetry && !p.waitUntil(ctx, in.retry.nextAttempt):
 		return park(in, in.retry, true) // not due within this batch
 	}
@@ -58,6 +66,17 @@ func (p *Pipeline) process(ctx context.Context, in *inbound) *outcome {
 	return out
 }
 
+// undecodable ends a command whose value could not be decoded because the
+// schema registry kept failing (DecodeFailureBudget times): it is rejected
+// and dead-lettered. Nothing was sent, so redriving it once the registry is
+// back is safe.
+func (p *Pipeline) undecodable(in *inbound, start time.Time, err error) *outcome {
+	out := p.finish(in, start, callResult{})
+	out.verdict = verdict{Status: codec.StatusRejected, Code: "schema_registry_unavailable", deadLetter: true,
+		Description: fmt.Sprintf("value not decodable after %d schema registry failures; not sent: %v", in.retry.decodeFailures+1, err)}
+	return out
+}
+
 // park moves a command to the retry topic.
 func park(in *inbound, r retryState, notDue bool) *outcome {
 	return &outcome{in: in, sessionID: in.sessionID(), park: &parking{retry: r, notDue: notDue}}
@@ -69,13 +88,20 @@ func (r retryState) with(next time.Time) retryState {
 	return r
 }
 
-// expired is the outcome of a command past the key-lifetime margin. If an
-// earlier attempt may have reached the service, replaying now could execute
-// it twice, so the outcome is indeterminate instead.
-func (p *Pipeline) expired(in *inbound, start time.Time) *outcome {
-	if in.retry.sent {
-		return p.finish(in, start, callResult{err: errKeyExpiredAfterSend, exhausted: true, sent: true,
+// expired is the outcome of a command past the key-lifetime margin; it is
+// never sent now. It is "expired, not sent" only when the connector can
+// prove no earlier attempt started (inbound.neverAttempted); otherwise an
+// earlier, uncommitted run may have executed it, so it is indeterminate and,
+// where the command names a session, one status query publishes the
+// session's actual state beside it.
+func (p *Pipeline) expired(ctx context.Context, in *inbound, start time.Time) *outcome {
+	if !in.neverAttempted || in.retry.sent {
+		out := p.finish(in, start, callResult{err: errKeyExpiredMaybeSent, exhausted: true, sent: true,
 			attempts: in.retry.attempts, first: in.retry.firstAttempt})
+		if cmd, err := p.decode(ctx, in); err == nil && cmd.SessionID != "" {
+			out.polled = p.settle(ctx, cmd.SessionID)
+		}
+		return out
 	}
 	out := p.finish(in, start, callResult{})
 	out.verdict = verdict{Status: codec.StatusExpired, Code: "key_expired",
@@ -83,8 +109,8 @@ func (p *Pipeline) expired(in *inbound, start time.Time) *outcome {
 	return out
 }
 
-var errKeyExpiredAfterSend = &payapi.Error{Code: "key_expired",
-	Description: "key lifetime margin reached after an attempt whose effect is unknown"}
+var errKeyExpiredMaybeSent = &payapi.Error{Code: "key_expired",
+	Description: "key-lifetime margin reached; an earlier attempt may have reached the service (not proven otherwise), so the effect is unknown"}
 
 // finish classifies a call result into an outcome.
 func (p *Pipeline) finish(in *inbound, start time.Time, res callResult) *outcome {
@@ -107,9 +133,9 @@ func (p *Pipeline) finish(in *inbound, start time.Time, res callResult) *outcome
 }
 
 // keyTooOld is the key-lifetime guard: the service forgets a key after 24 h,
-// so a command recorded longer ago than the margin must not be sent.
+// so a command older than the margin must not be sent.
 func (p *Pipeline) keyTooOld(in *inbound, now time.Time) bool {
-	return !in.recordTime.IsZero() && now.Sub(in.recordTime) > p.cfg.KeyLifetimeMargin
+	return in.age(now) > p.cfg.KeyLifetimeMargin
 }
 
 // waitUntil waits for t unless t lies past the batch deadline or the batch

@@ -69,7 +69,9 @@ func TestProcess(t *testing.T) {
 			p := newTestPipeline(t, api, nil)
 			rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte(tt.key), Value: []byte(tt.value),
 				Timestamp: testNow.Add(-tt.age)}
-			out := p.process(context.Background(), newInbound(rec, "capture", false))
+			in := newInbound(rec, "capture", false)
+			in.neverAttempted = true // a fresh record past every attempt mark
+			out := p.process(context.Background(), in)
 			if out.park != nil {
 				t.Fatalf("parked")
 			}
@@ -110,5 +112,104 @@ func TestProcessExpiredAfterSendIsIndeterminate(t *testing.T) {
 	out := p.process(context.Background(), newInbound(rec, "", true))
 	if out.verdict.Status != codec.StatusIndeterminate || out.verdict.Code != "key_expired" {
 		t.Fatalf("outcome = %+v", out.verdict)
+	}
+}
+
+// registryDown is a decoder whose schema registry always fails.
+type registryDown struct{}
+
+func (registryDown) Decode(context.Context, codec.CommandKind, []byte) (codec.Command, error) {
+	return nil, &codec.RegistryError{Op: "schema 7", Err: context.DeadlineExceeded}
+}
+
+// TestProcessKeyLifetimeGuard covers what the guard counts as a command's
+// age and when an expired command may be called "not sent".
+func TestProcessKeyLifetimeGuard(t *testing.T) {
+	old := testNow.Add(-23*time.Hour - time.Minute)
+	capture := func(ts time.Time, hs ...kgo.RecordHeader) *kgo.Record {
+		return &kgo.Record{Topic: "payments.commands.capture", Key: []byte("key-0001"),
+			Value: []byte(`{"session_id":"ps_1"}`), Timestamp: ts, Headers: hs}
+	}
+	parked := func(ts time.Time, hs ...kgo.RecordHeader) *kgo.Record {
+		r := capture(ts, append(hs, hdr(HeaderKey, "key-0001"), hdr(HeaderKind, "capture"))...)
+		r.Topic, r.Key = "payments.commands.retry", []byte("ps_1")
+		return r
+	}
+	tests := []struct {
+		name      string
+		rec       *kgo.Record
+		fromRetry bool
+		proven    bool // inbound.neverAttempted
+		decoder   Decoder
+		want      codec.CommandStatus
+		code      string
+		calls     int // capture calls
+		polled    bool
+	}{
+		{"old, never attempted: expired", capture(old), false, true, nil, codec.StatusExpired, "key_expired", 0, false},
+		{"old, not proven never attempted: indeterminate, settled by status", capture(old), false, false, nil,
+			codec.StatusIndeterminate, "key_expired", 0, true},
+		{"old, parked after a sent attempt: indeterminate", parked(testNow, hdr(HeaderSent, "true"), hdrInt(HeaderAttempts, 1),
+			hdrInt(HeaderRecordTime, old.UnixMilli())), true, true, nil, codec.StatusIndeterminate, "key_expired", 0, true},
+		{"record-time header on a plain record is ignored", capture(testNow, hdrInt(HeaderRecordTime, old.UnixMilli())),
+			false, true, nil, codec.StatusAccepted, "", 1, false},
+		{"a young record-time header cannot make a parked command younger", parked(old,
+			hdrInt(HeaderRecordTime, testNow.UnixMilli())), true, true, nil, codec.StatusExpired, "key_expired", 0, false},
+		{"a redriven record keeps its original time", capture(testNow, hdrInt(HeaderRecordTime, old.UnixMilli()),
+			hdr(HeaderRedrive, "payments.dead-letter/0/7")), false, true, nil, codec.StatusExpired, "key_expired", 0, false},
+		{"first attempt older than the record time counts", parked(testNow, hdrTime(HeaderFirstAttempt, old),
+			hdrInt(HeaderAttempts, 1), hdr(HeaderSent, "false")), true, true, nil, codec.StatusExpired, "key_expired", 0, false},
+		{"first seen older than the record time counts", parked(testNow, hdrTime(HeaderFirstSeen, old)), true, true, nil,
+			codec.StatusExpired, "key_expired", 0, false},
+		{"a future record time counts as now", capture(testNow.Add(48 * time.Hour)), false, true, nil,
+			codec.StatusAccepted, "", 1, false},
+		{"the guard runs before a failing registry", capture(old), false, true, registryDown{},
+			codec.StatusExpired, "key_expired", 0, false},
+		{"registry failures past the budget: rejected, dead-lettered", parked(testNow, hdrInt(HeaderDecodeFailures, 29)),
+			true, true, registryDown{}, codec.StatusRejected, "schema_registry_unavailable", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api := &fakeAPI{}
+			p := newTestPipeline(t, api, func(c *Config) {
+				if tt.decoder != nil {
+					c.Decoder = tt.decoder
+				}
+			})
+			in := newInbound(tt.rec, "capture", tt.fromRetry)
+			in.neverAttempted = tt.proven
+			out := p.process(context.Background(), in)
+			if out.park != nil {
+				t.Fatalf("parked: %+v", out.park)
+			}
+			if out.verdict.Status != tt.want || out.verdict.Code != tt.code {
+				t.Fatalf("outcome = %s/%s (%s), want %s/%s", out.verdict.Status, out.verdict.Code,
+					out.verdict.Description, tt.want, tt.code)
+			}
+			if got := len(api.callsTo("session/capture")); got != tt.calls {
+				t.Fatalf("capture calls = %d, want %d", got, tt.calls)
+			}
+			if (out.polled != nil) != tt.polled {
+				t.Fatalf("polled = %v, want %v", out.polled != nil, tt.polled)
+			}
+			if tt.code == "schema_registry_unavailable" && !out.verdict.deadLetter {
+				t.Fatalf("not dead-lettered")
+			}
+		})
+	}
+}
+
+// TestProcessParksOnRegistryFailureWithinBudget: a registry failure parks
+// the command and counts the failure, so the budget is kept across parking.
+func TestProcessParksOnRegistryFailureWithinBudget(t *testing.T) {
+	p := newTestPipeline(t, &fakeAPI{}, func(c *Config) { c.Decoder = registryDown{} })
+	rec := &kgo.Record{Topic: "payments.commands.capture", Key: []byte("key-0001"), Value: []byte(`{}`), Timestamp: testNow}
+	out := p.process(context.Background(), newInbound(rec, "capture", false))
+	if out.park == nil || out.park.retry.decodeFailures != 1 {
+		t.Fatalf("outcome = %+v, want parked with 1 decode failure", out)
+	}
+	back := newInbound(retryRecord(out, "payments.commands.retry"), "", true)
+	if back.retry.decodeFailures != 1 {
+		t.Fatalf("decode failures after the retry topic = %d, want 1", back.retry.decodeFailures)
 	}
 }

@@ -42,7 +42,7 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 	}
 	trace := traceHeaders(out.in.rec)
 	recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.Results, Key: []byte(out.in.key), Value: res, Headers: trace})
-	if out.verdict.Status == codec.StatusInvalid {
+	if out.verdict.deadLetter {
 		l := p.protect(ctx, out.in.rec)
 		dl, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.DeadLetter, deadLetterOf(out, l, now))
 		if err != nil {

@@ -64,6 +64,12 @@ func retryRecord(out *outcome, topic string) *kgo.Record {
 	if !r.firstAttempt.IsZero() {
 		hs = append(hs, hdrTime(HeaderFirstAttempt, r.firstAttempt))
 	}
+	if !in.firstSeen.IsZero() {
+		hs = append(hs, hdrTime(HeaderFirstSeen, in.firstSeen))
+	}
+	if r.decodeFailures > 0 {
+		hs = append(hs, hdrInt(HeaderDecodeFailures, int64(r.decodeFailures)))
+	}
 	key := in.key
 	if id := in.sessionID(); id != "" {
 		key = id

@@ -214,7 +214,7 @@ func redriveFromSource(dl *codec.DeadLetter, src *kgo.Record) *kgo.Record {
 	if dl.OriginalTimestamp != nil {
 		at = *dl.OriginalTimestamp
 	}
-	r.Headers = append(r.Headers, hdrInt(HeaderRecordTime, at.UnixMilli()))
+	r.Headers = append(r.Headers, hdrInt(HeaderRecordTime, at.UnixMilli()), redriveProvenance(dl))
 	return r
 }
 
@@ -230,7 +230,15 @@ func redriveRecord(dl *codec.DeadLetter) *kgo.Record {
 	if dl.OriginalTimestamp != nil {
 		r.Headers = append(r.Headers, hdrInt(HeaderRecordTime, dl.OriginalTimestamp.UnixMilli()))
 	}
+	r.Headers = append(r.Headers, redriveProvenance(dl))
 	return r
+}
+
+// redriveProvenance marks a redriven record with the source it was
+// dead-lettered from, so that the key-lifetime guard honours its original
+// record time.
+func redriveProvenance(dl *codec.DeadLetter) kgo.RecordHeader {
+	return hdr(HeaderRedrive, fmt.Sprintf("%s/%d/%d", dl.OriginalTopic, dl.OriginalPartition, dl.OriginalOffset))
 }
 
 // SkippedDeadLetter names a dead letter Redrive could not re-publish.

@@ -61,7 +61,9 @@ func newBackoff(p RetryPolicy, seed uint64) *backoff {
 
 // wait returns how long to wait after the given number of attempts: a
 // uniformly random duration in [0, min(Max, Initial·2^(attempts-1))] (full
-// jitter), but never less than the server's Retry-After.
+// jitter), but never less than the server's Retry-After, which itself counts
+// only up to Max (a Retry-After of a day must not hold a command for a day:
+// its budget decides when to give up).
 func (b *backoff) wait(attempts int, retryAfter time.Duration) time.Duration {
 	ceil := b.policy.Initial
 	for i := 1; i < attempts && ceil < b.policy.Max; i++ {
@@ -71,7 +73,7 @@ func (b *backoff) wait(attempts int, retryAfter time.Duration) time.Duration {
 	b.mu.Lock()
 	d := time.Duration(b.rnd.Int64N(int64(ceil) + 1))
 	b.mu.Unlock()
-	return max(d, retryAfter)
+	return max(d, min(retryAfter, b.policy.Max))
 }
 
 // exhausted reports whether the budget allows no further attempt.

@@ -16,7 +16,8 @@ func TestBackoffWait(t *testing.T) {
 		{"first", 1, 0, 0, 100 * time.Millisecond},
 		{"third", 3, 0, 0, 400 * time.Millisecond},
 		{"capped", 10, 0, 0, time.Second},
-		{"retry-after wins", 1, 3 * time.Second, 3 * time.Second, 3 * time.Second},
+		{"retry-after wins", 1, 800 * time.Millisecond, 800 * time.Millisecond, time.Second},
+		{"retry-after capped at Max", 1, 24 * time.Hour, time.Second, time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/paysession/paysession/internal/codec"
 )
 
 // transact runs one batch inside one transaction: Begin → execute the lanes
@@ -131,7 +129,7 @@ func (p *Pipeline) countCommitted(b *batch) {
 			continue
 		}
 		p.metrics.commands.WithLabelValues(out.in.kind, string(out.verdict.Status)).Inc()
-		if out.verdict.Status == codec.StatusInvalid {
+		if out.verdict.deadLetter {
 			p.metrics.deadLetters.Inc()
 		}
 	}

@@ -72,7 +72,7 @@ func pipelineTopics(t config.Topics) pipeline.Topics {
 		cmds[codec.CommandKind(kind)] = topic
 	}
 	return pipeline.Topics{Commands: cmds, Retry: t.Retry, Results: t.CommandResults, Sessions: t.Sessions,
-		DeadLetter: t.DeadLetter}
+		DeadLetter: t.DeadLetter, Attempts: t.Attempts}
 }
 
 func confirmPolicy(c config.Confirmation) reconcile.ConfirmPolicy {

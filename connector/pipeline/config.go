@@ -27,6 +27,21 @@ type Topics struct {
 	Sessions string
 	// DeadLetter receives undecodable and invalid command records.
 	DeadLetter string
+	// Attempts holds the attempt marks that prove a command was never sent
+	// (compacted; key consumed topic/partition; see attempts.go).
+	Attempts string
+}
+
+// All lists every topic the pipeline reads or writes: the command topics,
+// then retry, results, sessions, dead-letter and attempts.
+func (t Topics) All() []string {
+	var all []string
+	for _, k := range codec.Kinds() {
+		if tp, ok := t.Commands[k]; ok {
+			all = append(all, tp)
+		}
+	}
+	return append(all, t.Retry, t.Results, t.Sessions, t.DeadLetter, t.Attempts)
 }
 
 // DefaultTopics returns the default topic names.
@@ -37,6 +52,7 @@ func DefaultTopics() Topics {
 		Results:    "payments.command-results",
 		Sessions:   "payments.sessions",
 		DeadLetter: "payments.dead-letter",
+		Attempts:   "payments.commands.attempts",
 	}
 	for _, k := range codec.Kinds() {
 		t.Commands[k] = k.DefaultTopic()
@@ -114,6 +130,10 @@ type Config struct {
 	// because the schema registry fails (it is parked in between, Retry.Max
 	// apart) before it is rejected and dead-lettered, never sent (default 30).
 	DecodeFailureBudget int
+	// WriteFailureThreshold consecutive transactions aborted because one
+	// topic could not be written stop the pipeline's polls and API calls
+	// until the topic is back (default 3; negative disables; writes.go).
+	WriteFailureThreshold int
 	// PauseAfterFailures consecutive retryable failures pause fetching until
 	// a probe call is answered (default 20; negative disables).
 	PauseAfterFailures int
@@ -153,6 +173,9 @@ func (c *Config) defaults() {
 	setDur(&c.ShutdownGrace, 5*time.Second)
 	setDur(&c.KeyLifetimeMargin, 23*time.Hour)
 	setDur(&c.ProbeInterval, time.Second)
+	if c.WriteFailureThreshold == 0 {
+		c.WriteFailureThreshold = 3
+	}
 	if c.DecodeFailureBudget == 0 {
 		c.DecodeFailureBudget = 30
 	}
@@ -195,6 +218,7 @@ func (c Config) Validate() error {
 	req(c.Topics.Results != "", "Topics.Results")
 	req(c.Topics.Sessions != "", "Topics.Sessions")
 	req(c.Topics.DeadLetter != "", "Topics.DeadLetter")
+	req(c.Topics.Attempts != "", "Topics.Attempts")
 	seen := map[string]codec.CommandKind{}
 	for k, t := range c.Topics.Commands {
 		if _, err := codec.ParseKind(string(k)); err != nil {

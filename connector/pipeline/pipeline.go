@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -29,6 +30,10 @@ type Pipeline struct {
 	topics  []string          // every consumed topic
 
 	session atomic.Pointer[kgo.GroupTransactSession] // the running session, for GroupJoined
+
+	marks    *attemptMarks // touched only by the Run goroutine
+	writes   *writeHealth
+	assigned atomic.Bool // partitions were assigned: reload the attempt marks
 
 	parked *parkedSet // touched only by the Run goroutine
 	reseed bool       // rebuild parked from the retry topic before the next poll
@@ -60,7 +65,9 @@ func New(cfg Config) (*Pipeline, error) {
 		sem:     make(chan struct{}, cfg.Concurrency),
 		kinds:   make(map[string]string),
 		parked:  newParkedSet(),
+		writes:  &writeHealth{threshold: cfg.WriteFailureThreshold},
 	}
+	p.marks = newAttemptMarks(cfg.Topics.Attempts, cfg.MaxPollRecords, cfg.Kafka)
 	for k, t := range cfg.Topics.Commands {
 		p.kinds[t] = string(k)
 		p.topics = append(p.topics, t)
@@ -77,6 +84,10 @@ func New(cfg Config) (*Pipeline, error) {
 // keeps trying to start a session; only a final error (bad options, an
 // authorization failure) ends Run with an error.
 func (p *Pipeline) Run(ctx context.Context) error {
+	if err := p.marks.open(); err != nil {
+		return err
+	}
+	defer p.marks.close()
 	wait := time.Second
 	for {
 		s, err := p.newSession()
@@ -109,6 +120,12 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			return nil
 		}
 		p.log.Warn("rebuilding kafka session", slog.Any("error", err))
+		if errors.Is(err, errWritesBlocked) {
+			if !p.awaitTopic(ctx, p.writes.blockedTopic()) {
+				return nil
+			}
+			continue
+		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -116,6 +133,60 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// errWritesBlocked ends a session whose outcomes could not be written
+// WriteFailureThreshold times in a row for one topic (writes.go).
+var errWritesBlocked = errors.New("outcome topic not writable; stopped calling the API")
+
+// awaitTopic waits, without polling or calling the API, until topic shows up
+// in the cluster's metadata with a leader for every partition; it returns
+// false if ctx ended first.
+func (p *Pipeline) awaitTopic(ctx context.Context, topic string) bool {
+	if topic == "" {
+		return ctx.Err() == nil
+	}
+	cl, err := kgo.NewClient(p.cfg.Kafka...)
+	if err != nil {
+		return ctx.Err() == nil
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	p.log.Error("stopped calling the API until the topic is writable again", slog.String("topic", topic))
+	for {
+		mctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		td, err := adm.ListTopics(mctx, topic)
+		cancel()
+		if err == nil && topicUsable(td, topic) {
+			p.log.Info("topic is back; rebuilding the kafka session", slog.String("topic", topic))
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// topicUsable reports whether the metadata shows topic with a leader for
+// each of its partitions.
+func topicUsable(td kadm.TopicDetails, topic string) bool {
+	d, ok := td[topic]
+	if !ok || d.Err != nil || len(d.Partitions) == 0 {
+		return false
+	}
+	for _, part := range d.Partitions {
+		if part.Err != nil || part.Leader < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Writable is a readiness check: nil while the pipeline can write its
+// outcome topics and read its command topics; otherwise an error naming
+// each topic and its error.
+func (p *Pipeline) Writable(context.Context) error { return p.writes.check(time.Now()) }
 
 // GroupJoined is a readiness check: nil while the pipeline's consumer is a
 // member of its group, with or without partitions (a replica beyond the
@@ -142,6 +213,7 @@ func (p *Pipeline) newSession() (*kgo.GroupTransactSession, error) {
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.OnPartitionsRevoked(p.onRevoked),
 		kgo.OnPartitionsLost(p.onRevoked),
+		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { p.assigned.Store(true) }),
 	)
 	if p.cfg.ClientHooks != nil {
 		opts = append(opts, kgo.WithHooks(p.cfg.ClientHooks()...))
@@ -187,6 +259,13 @@ func sessionRetriable(err error) bool {
 	return true
 }
 
+// topicProblem reports whether a fetch error is about the topic itself (gone,
+// not readable) rather than a passing broker or network failure.
+func topicProblem(err error) bool {
+	return errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.UnknownTopicID) ||
+		errors.Is(err, kerr.TopicAuthorizationFailed)
+}
+
 // onRevoked runs on a rebalance that takes partitions away: the batch in
 // flight cannot commit (the session aborts it), so stop its work now.
 func (p *Pipeline) onRevoked(_ context.Context, _ *kgo.Client, rev map[string][]int32) {
@@ -208,6 +287,7 @@ func (p *Pipeline) runSession(ctx context.Context, s *kgo.GroupTransactSession) 
 	p.reseed = true
 	for ctx.Err() == nil {
 		if p.reseed {
+			p.marks.invalidate()
 			if err := p.seedParked(ctx, s.Client()); err != nil {
 				p.log.Warn("rebuilding the parked set failed; session order across restarts is best effort", slog.Any("error", err))
 			}
@@ -229,6 +309,9 @@ func (p *Pipeline) runSession(ctx context.Context, s *kgo.GroupTransactSession) 
 		fetches.EachError(func(t string, part int32, err error) {
 			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 				p.log.Warn("fetch error", slog.String("topic", t), slog.Int("partition", int(part)), slog.Any("error", err))
+				if topicProblem(err) {
+					p.writes.readFailed(t, err, time.Now())
+				}
 			}
 		})
 		p.metrics.observeLag(fetches)

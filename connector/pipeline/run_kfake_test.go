@@ -33,10 +33,7 @@ type kfakeEnv struct {
 func newKfakeEnv(t *testing.T) *kfakeEnv {
 	t.Helper()
 	topics := DefaultTopics()
-	all := []string{topics.Retry, topics.Results, topics.Sessions, topics.DeadLetter}
-	for _, tp := range topics.Commands {
-		all = append(all, tp)
-	}
+	all := topics.All()
 	c, err := kfake.NewCluster(kfake.SeedTopics(2, all...))
 	if err != nil {
 		t.Fatal(err)

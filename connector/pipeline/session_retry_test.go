@@ -41,10 +41,7 @@ func TestRunWaitsForBrokers(t *testing.T) {
 	if err := p.GroupJoined(context.Background()); err == nil {
 		t.Fatal("GroupJoined while no broker answers = nil; want an error (not ready)")
 	}
-	all := []string{e.topics.Retry, e.topics.Results, e.topics.Sessions, e.topics.DeadLetter}
-	for _, tp := range e.topics.Commands {
-		all = append(all, tp)
-	}
+	all := e.topics.All()
 	c, err := kfake.NewCluster(kfake.Ports(port), kfake.SeedTopics(2, all...))
 	if err != nil {
 		t.Fatal(err)

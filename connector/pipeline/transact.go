@@ -18,6 +18,12 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 	dctx, dcancel := context.WithTimeout(context.Background(), p.cfg.BatchDeadline)
 	b := p.newBatch(dctx, recs)
 	dcancel()
+	if p.assigned.Swap(false) {
+		p.marks.invalidate() // another instance may have marked our new partitions
+	}
+	now := p.clock.Now()
+	// No call starts without a durable mark covering it (attempts.go).
+	markErr := p.marks.cover(ctx, b.ins, func(in *inbound) bool { return in.decodeErr == nil && !p.keyTooOld(in, now) })
 	if err := s.Begin(); err != nil {
 		return b, fmt.Errorf("begin transaction: %w", err)
 	}
@@ -27,9 +33,11 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 		p.metrics.txnPhase.WithLabelValues(name).Observe(now.Sub(phase).Seconds())
 		phase = now
 	}
-	bctx, cancel := p.batchContext(ctx)
-	p.runBatch(bctx, b)
-	cancel()
+	if markErr == nil {
+		bctx, cancel := p.batchContext(ctx)
+		p.runBatch(bctx, b)
+		cancel()
+	}
 	lap("calls")
 
 	p.mu.Lock()
@@ -38,9 +46,14 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 	p.mu.Unlock()
 
 	commit := !revoked
+	writeErr := markErr
+	if markErr != nil {
+		p.log.Warn("attempt marks not written; aborting without calling the API", slog.Any("error", markErr))
+		commit = false
+	}
 	if commit {
-		if err := p.produce(ctx, s, b); err != nil {
-			p.log.Warn("producing outcomes failed; aborting", slog.Any("error", err))
+		if writeErr = p.produce(ctx, s, b); writeErr != nil {
+			p.log.Warn("producing outcomes failed; aborting", slog.Any("error", writeErr))
 			commit = false
 		}
 		lap("produce")
@@ -61,12 +74,16 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 		return b, fmt.Errorf("end transaction: %w", err)
 	case committed:
 		p.metrics.transactions.WithLabelValues("commit").Inc()
+		p.writes.committed()
 		p.parked.apply(b.parkedChanges())
 		p.countCommitted(b)
 	default:
 		p.metrics.transactions.WithLabelValues("abort").Inc()
 		p.log.Info("transaction aborted; records will be redelivered", slog.Int("records", len(recs)), slog.Bool("revoked", revoked))
 		p.reseed = true // a rebalance may have moved retry partitions
+		if writeErr != nil && p.writes.failed(writeErr) {
+			return b, errWritesBlocked
+		}
 	}
 	return b, nil
 }
@@ -102,12 +119,12 @@ func (p *Pipeline) produce(ctx context.Context, s *kgo.GroupTransactSession, b *
 	)
 	for _, r := range recs {
 		wg.Add(1)
-		s.Produce(pctx, r, func(_ *kgo.Record, err error) {
+		s.Produce(pctx, r, func(r *kgo.Record, err error) {
 			defer wg.Done()
 			if err != nil {
 				mu.Lock()
 				if first == nil {
-					first = err
+					first = &topicError{Topic: r.Topic, Err: err}
 				}
 				mu.Unlock()
 			}
@@ -116,6 +133,11 @@ func (p *Pipeline) produce(ctx context.Context, s *kgo.GroupTransactSession, b *
 	// Send now rather than after the producer's linger: every record of the
 	// batch is buffered, and the commit waits for them anyway.
 	if err := s.Client().Flush(pctx); err != nil {
+		mu.Lock()
+		defer mu.Unlock()
+		if first != nil {
+			return first
+		}
 		return fmt.Errorf("flush outcomes: %w", err)
 	}
 	wg.Wait()

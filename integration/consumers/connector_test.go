@@ -55,7 +55,7 @@ func TestKcatToPythonThroughPipeline(t *testing.T) {
 	cl := harness.NewClient(t)
 	topics := pipeline.Topics{Commands: map[codec.CommandKind]string{codec.KindInitPayout: harness.Topic(t, cl, 1)},
 		Retry: harness.Topic(t, cl, 1), Results: harness.Topic(t, cl, 1), Sessions: harness.Topic(t, cl, 1),
-		DeadLetter: harness.Topic(t, cl, 1)}
+		DeadLetter: harness.Topic(t, cl, 1), Attempts: harness.Topic(t, cl, 1)}
 	dec, _ := codec.NewDecoder(codec.DecoderConfig{Registry: reg})
 	enc, _ := codec.NewEncoder(codec.EncoderConfig{Registry: reg})
 	id := randomID()

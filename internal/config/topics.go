@@ -18,6 +18,7 @@ type Topics struct {
 	BankPayPush      string `env:"BANKPAY_PUSH, default=payments.commands.bankpay-push" desc:"bankpay_push commands"`
 
 	Retry          string `env:"RETRY, default=payments.commands.retry" desc:"commands still retrying at a batch deadline"`
+	Attempts       string `env:"ATTEMPTS, default=payments.commands.attempts" desc:"attempt marks proving a command was never sent (compacted)"`
 	CommandResults string `env:"COMMAND_RESULTS, default=payments.command-results" desc:"one result per command (key idempotency key)"`
 	Sessions       string `env:"SESSIONS, default=payments.sessions" desc:"session states (key session id, compacted)"`
 	WebhookEvents  string `env:"WEBHOOK_EVENTS, default=payments.webhook-events" desc:"verified webhooks (key session id)"`

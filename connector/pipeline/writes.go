@@ -1,0 +1,120 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Topic health. A produce failure aborts the batch's transaction and its
+// records are redelivered; that is right for a blip, but a topic that is
+// gone, not writable, or refuses a record would make the pipeline call the
+// API for the same commands again and again while writing nothing. So the
+// pipeline counts consecutive aborts caused by one topic; at
+// WriteFailureThreshold it stops: no more polls, no more API calls,
+// /readyz fails naming the topic and the error, and the Kafka session is
+// rebuilt (a recreated topic has a new topic id that only a new client
+// learns) once the topic shows up again in the cluster's metadata. The first
+// commit clears it. A command is so sent at most WriteFailureThreshold+1
+// times across such an outage, each time under its idempotency key.
+//
+// A consumed topic that fetches fail on (deleted, not readable) is reported
+// the same way while its fetch errors last.
+
+// writeHealth tracks the topics the pipeline cannot write or read. It is
+// safe for concurrent use (readiness checks read it).
+type writeHealth struct {
+	threshold int
+
+	mu      sync.Mutex
+	topic   string // topic of the current failure streak
+	err     error
+	streak  int
+	blocked bool
+	reads   map[string]readProblem // consumed topics whose fetches fail
+}
+
+type readProblem struct {
+	err  error
+	seen time.Time
+}
+
+// readProblemTTL is how long a fetch error of a consumed topic is reported
+// after it was last seen.
+const readProblemTTL = 15 * time.Second
+
+// topicError is a failure to produce to one topic.
+type topicError struct {
+	Topic string
+	Err   error
+}
+
+func (e *topicError) Error() string { return fmt.Sprintf("topic %s: %v", e.Topic, e.Err) }
+func (e *topicError) Unwrap() error { return e.Err }
+
+// failed counts an abort caused by err; it reports whether the pipeline must
+// now stop calling the API until the topic is back.
+func (h *writeHealth) failed(err error) bool {
+	var te *topicError
+	if !errors.As(err, &te) {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if te.Topic != h.topic {
+		h.topic, h.streak = te.Topic, 0
+	}
+	h.err = te.Err
+	h.streak++
+	if h.threshold > 0 && h.streak >= h.threshold {
+		h.blocked = true
+	}
+	return h.blocked
+}
+
+// committed clears the failure streak: the pipeline writes again.
+func (h *writeHealth) committed() {
+	h.mu.Lock()
+	h.topic, h.err, h.streak, h.blocked = "", nil, 0, false
+	h.mu.Unlock()
+}
+
+// blockedTopic returns the topic the pipeline waits for ("" when none).
+func (h *writeHealth) blockedTopic() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.blocked {
+		return ""
+	}
+	return h.topic
+}
+
+// readFailed notes a fetch error of a consumed topic.
+func (h *writeHealth) readFailed(topic string, err error, now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.reads == nil {
+		h.reads = map[string]readProblem{}
+	}
+	h.reads[topic] = readProblem{err: err, seen: now}
+}
+
+// check returns nil while every topic can be written and read, else an
+// error naming each topic that cannot and why.
+func (h *writeHealth) check(now time.Time) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var errs []error
+	if h.blocked {
+		errs = append(errs, fmt.Errorf("topic %s: not writable (%d aborted transactions): %v", h.topic, h.streak, h.err))
+	}
+	for t, p := range h.reads {
+		if now.Sub(p.seen) > readProblemTTL {
+			delete(h.reads, t)
+			continue
+		}
+		errs = append(errs, fmt.Errorf("topic %s: not readable: %v", t, p.err))
+	}
+	return errors.Join(errs...)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/connector/topics"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
 )
@@ -98,6 +99,11 @@ type Config struct {
 	TransactionalID string
 	// Topics names the topics (default DefaultTopics()).
 	Topics Topics
+	// Limits holds what each topic accepts (topics.Verify's report): a dead
+	// letter that would not fit is written without the command's value, and
+	// the producer's batch cap follows each topic's max.message.bytes. The
+	// zero value assumes Kafka's defaults.
+	Limits topics.Report
 
 	API     API       // the payment API client (required)
 	Decoder Decoder   // command decoder (required)

@@ -61,10 +61,10 @@ func deadLetterOf(out *outcome, l protectedLetter, now time.Time) *codec.DeadLet
 		OriginalTopic:     in.src.Topic,
 		OriginalPartition: in.src.Partition,
 		OriginalOffset:    in.src.Offset,
-		OriginalKey:       []byte(in.key),
+		OriginalKey:       []byte(in.outcomeKey()),
 		OriginalValue:     l.value,
 		OriginalTimestamp: optionalTime(in.recordTime),
-		Error:             codec.Scrub(out.verdict.Description),
+		Error:             codec.Scrub(truncate(out.verdict.Description, maxDescription)),
 		ErrorField:        optional(out.verdict.Field),
 		FailedAt:          now.UTC(),
 	}
@@ -79,7 +79,7 @@ func deadLetterOf(out *outcome, l protectedLetter, now time.Time) *codec.DeadLet
 func deadLetterHeaders(out *outcome, protection codec.ValueProtection) []kgo.RecordHeader {
 	hs := []kgo.RecordHeader{
 		hdr(HeaderErrorCode, out.verdict.Code),
-		hdr(HeaderError, codec.Scrub(out.verdict.Description)),
+		hdr(HeaderError, codec.Scrub(truncate(out.verdict.Description, maxDescription))),
 		hdr(HeaderKind, out.in.kind),
 		hdrInt(HeaderRecordTime, out.in.recordTime.UnixMilli()),
 		hdr(HeaderDeadLetterValue, string(protection)),

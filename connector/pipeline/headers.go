@@ -60,6 +60,9 @@ const (
 	// value on a dead letter whose value was withheld because the letter
 	// would not fit the dead-letter topic's max.message.bytes.
 	HeaderDeadLetterOriginalSize = "paysession-dlq-original-size"
+	// HeaderDeadLetterHeaders, among a dead letter's original headers, says
+	// they were withheld ("withheld") because the letter would not fit.
+	HeaderDeadLetterHeaders = "paysession-dlq-headers"
 )
 
 // isPipelineHeader reports whether a header is one the pipeline owns (and so
@@ -69,7 +72,7 @@ func isPipelineHeader(k string) bool {
 	case HeaderRecordTime, HeaderKey, HeaderKind, HeaderSourceTopic, HeaderSourcePartition,
 		HeaderSourceOffset, HeaderAttempts, HeaderNextAttempt, HeaderFirstAttempt, HeaderSent,
 		HeaderError, HeaderErrorField, HeaderErrorCode, HeaderLane, HeaderDeadLetterValue, HeaderFirstSeen,
-		HeaderDecodeFailures, HeaderRedrive, HeaderDeadLetterOriginalSize:
+		HeaderDecodeFailures, HeaderRedrive, HeaderDeadLetterOriginalSize, HeaderDeadLetterHeaders:
 		return true
 	}
 	return false

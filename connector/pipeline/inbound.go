@@ -1,9 +1,13 @@
 package pipeline
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/codec"
 )
 
 // source names a command record as it was first consumed.
@@ -108,6 +112,19 @@ func (in *inbound) age(now time.Time) time.Duration {
 		}
 	}
 	return now.Sub(earliest)
+}
+
+// outcomeKey is the key the command's outcome records carry (result key and
+// idempotency_key, dead-letter key): the idempotency key when it is valid.
+// An invalid key is never published as it is — it may be a card number, or
+// megabytes long — but as "sha256:" and the first 12 bytes of its SHA-256
+// in hex, which a producer can compute to find the result of its record.
+func (in *inbound) outcomeKey() string {
+	if codec.ValidateIdempotencyKey(in.key) == nil {
+		return in.key
+	}
+	sum := sha256.Sum256([]byte(in.key))
+	return "sha256:" + hex.EncodeToString(sum[:12])
 }
 
 // laneKey is the key that serializes commands: the session id when the

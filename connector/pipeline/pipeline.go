@@ -210,6 +210,7 @@ func (p *Pipeline) newSession() (*kgo.GroupTransactSession, error) {
 		kgo.ConsumeTopics(p.topics...),
 		kgo.TransactionalID(p.cfg.TransactionalID),
 		kgo.TransactionTimeout(p.cfg.TransactionTimeout),
+		kgo.ProducerBatchMaxBytesFn(p.cfg.Limits.BatchMaxBytes),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.OnPartitionsRevoked(p.onRevoked),
 		kgo.OnPartitionsLost(p.onRevoked),

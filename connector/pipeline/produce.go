@@ -41,15 +41,14 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 		return nil, fmt.Errorf("encode command result: %w", err)
 	}
 	trace := traceHeaders(out.in.rec)
-	recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.Results, Key: []byte(out.in.key), Value: res, Headers: trace})
+	key := []byte(out.in.outcomeKey())
+	recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.Results, Key: key, Value: res, Headers: trace})
 	if out.verdict.deadLetter {
-		l := p.protect(ctx, out.in.rec)
-		dl, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.DeadLetter, deadLetterOf(out, l, now))
+		dl, err := p.deadLetterRecord(ctx, out, key, now)
 		if err != nil {
-			return nil, fmt.Errorf("encode dead letter: %w", err)
+			return nil, err
 		}
-		recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.DeadLetter, Key: out.in.rec.Key, Value: dl,
-			Headers: deadLetterHeaders(out, l.protection)})
+		recs = append(recs, dl)
 	}
 	for _, l := range sessionStates(out) {
 		st := p.cfg.States(l.session, string(l.source), now, p.cfg.APIVersion)
@@ -67,4 +66,35 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 		recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.Sessions, Key: []byte(st.Session.ID), Value: v, Headers: trace})
 	}
 	return recs, nil
+}
+
+// deadLetterRecord builds the dead-letter record of a command. A letter that
+// would not fit the dead-letter topic (its max.message.bytes, Config.Limits)
+// withholds the command's value, and then its headers too if still too
+// large, saying so in HeaderDeadLetterValue and HeaderDeadLetterOriginalSize:
+// a record that cannot be dead-lettered whole must not wedge its partition,
+// and redrive reads the original from its source anyway.
+func (p *Pipeline) deadLetterRecord(ctx context.Context, out *outcome, key []byte, now time.Time) (*kgo.Record, error) {
+	l := p.protect(ctx, out.in.rec)
+	build := func(l protectedLetter) (*kgo.Record, error) {
+		v, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.DeadLetter, deadLetterOf(out, l, now))
+		if err != nil {
+			return nil, fmt.Errorf("encode dead letter: %w", err)
+		}
+		hs := deadLetterHeaders(out, l.protection)
+		if l.protection == codec.ValueWithheld && len(out.in.rec.Value) > 0 {
+			hs = append(hs, hdrInt(HeaderDeadLetterOriginalSize, int64(len(out.in.rec.Value))))
+		}
+		return &kgo.Record{Topic: p.cfg.Topics.DeadLetter, Key: key, Value: v, Headers: hs}, nil
+	}
+	r, err := build(l)
+	if err != nil || p.cfg.Limits.Fits(r) {
+		return r, err
+	}
+	l.value, l.protection = nil, codec.ValueWithheld
+	if r, err = build(l); err != nil || p.cfg.Limits.Fits(r) {
+		return r, err
+	}
+	l.headers = []kgo.RecordHeader{hdr(HeaderDeadLetterHeaders, "withheld")}
+	return build(l)
 }

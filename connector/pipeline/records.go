@@ -3,6 +3,7 @@ package pipeline
 import (
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -18,14 +19,14 @@ import (
 func resultOf(out *outcome, now time.Time, apiVersion int) *codec.CommandResult {
 	in := out.in
 	r := &codec.CommandResult{
-		IdempotencyKey:   in.key,
+		IdempotencyKey:   in.outcomeKey(),
 		Kind:             codec.CommandKind(in.kind),
 		SourceTopic:      in.src.Topic,
 		SourcePartition:  in.src.Partition,
 		SourceOffset:     in.src.Offset,
 		Status:           out.verdict.Status,
 		ErrorCode:        optional(out.verdict.Code),
-		ErrorDescription: optional(out.verdict.Description),
+		ErrorDescription: optional(truncate(out.verdict.Description, maxDescription)),
 		ErrorField:       optional(out.verdict.Field),
 		ErrorRule:        optional(out.verdict.Rule),
 		SessionID:        optional(out.sessionID),
@@ -93,6 +94,22 @@ func sessionStates(out *outcome) []learned {
 type learned struct {
 	session *payapi.Session
 	source  codec.SessionSource
+}
+
+// maxDescription bounds a result's error description: results stay small
+// whatever the command (a decode error may quote a long value).
+const maxDescription = 1024
+
+// truncate cuts s to at most n bytes on a UTF-8 boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 func optional(s string) *string {

@@ -1,0 +1,108 @@
+package pipeline
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/connector/topics"
+	"github.com/paysession/paysession/internal/codec"
+)
+
+// TestDeadLetterFitsItsTopic: a dead letter that would not fit the
+// dead-letter topic's max.message.bytes withholds the command's value (then
+// its headers), says so in headers, and fits; results stay small whatever
+// the command's key and error.
+func TestDeadLetterFitsItsTopic(t *testing.T) {
+	const limit = 4096
+	big := `{"session_id":"` + strings.Repeat("x", 3*limit) + `"`
+	tests := []struct {
+		name        string
+		value       string
+		header      string // value of a foreign header
+		protection  codec.ValueProtection
+		headersKept bool
+	}{
+		{"small letter kept whole", `{"session_id":`, "h", codec.ValueOriginal, true},
+		{"large value withheld", big, "h", codec.ValueWithheld, true},
+		{"large value and headers withheld", big, strings.Repeat("h", 2*limit), codec.ValueWithheld, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newTestPipeline(t, &fakeAPI{}, func(c *Config) {
+				c.Encoder = avroEncoder{}
+				c.Limits = topics.Report{Topics: []topics.TopicReport{{Topic: DefaultTopics().DeadLetter, Exists: true,
+					ConfigsKnown: true, MaxMessageBytes: limit}}}
+			})
+			rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte("key-0001"), Value: []byte(tt.value),
+				Timestamp: testNow, Headers: []kgo.RecordHeader{hdr("trace", tt.header)}}
+			in := newInbound(rec, "capture", false)
+			out := p.process(context.Background(), in)
+			if out.verdict.Status != codec.StatusInvalid {
+				t.Fatalf("status %s, want invalid", out.verdict.Status)
+			}
+			recs, err := p.outcomeRecords(context.Background(), out, testNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var dl *kgo.Record
+			for _, r := range recs {
+				if n := topics.RecordBatchBytes(r); n > limit {
+					t.Errorf("%s record of %d bytes exceeds %d", r.Topic, n, limit)
+				}
+				if r.Topic == p.cfg.Topics.DeadLetter {
+					dl = r
+				}
+			}
+			if dl == nil {
+				t.Fatal("no dead letter")
+			}
+			if v, _ := header(dl, HeaderDeadLetterValue); v != string(tt.protection) {
+				t.Errorf("%s = %q, want %q", HeaderDeadLetterValue, v, tt.protection)
+			}
+			size, sized := header(dl, HeaderDeadLetterOriginalSize)
+			if withheld := tt.protection == codec.ValueWithheld; sized != withheld || (withheld && size != strconv.Itoa(len(tt.value))) {
+				t.Errorf("%s = %q (present %v), want the value's size %d only when withheld", HeaderDeadLetterOriginalSize, size, sized, len(tt.value))
+			}
+			letter, err := decodeLetter(t)(dl.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if letter.OriginalTopic != rec.Topic || letter.OriginalOffset != rec.Offset {
+				t.Errorf("letter names %s/%d, want the source", letter.OriginalTopic, letter.OriginalOffset)
+			}
+			kept := len(letter.OriginalHeaders) == 1 && letter.OriginalHeaders[0].Key == "trace"
+			if kept != tt.headersKept {
+				t.Errorf("original headers %v, kept = %v, want %v", len(letter.OriginalHeaders), kept, tt.headersKept)
+			}
+		})
+	}
+}
+
+// TestOutcomeKeyOfInvalidKeys: an invalid idempotency key — a card number,
+// or a megabyte of text — is never a result's or dead letter's key.
+func TestOutcomeKeyOfInvalidKeys(t *testing.T) {
+	for _, key := range []string{"4111111111111111", strings.Repeat("k", 1<<20), "k y"} {
+		p := newTestPipeline(t, &fakeAPI{}, nil)
+		rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte(key), Value: []byte(`{"session_id":"ps_1"}`), Timestamp: testNow}
+		out := p.process(context.Background(), newInbound(rec, "capture", false))
+		recs, err := p.outcomeRecords(context.Background(), out, testNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			if r.Topic == p.cfg.Topics.Sessions {
+				continue
+			}
+			if strings.Contains(string(r.Key), key) || len(r.Key) > 64 || !strings.HasPrefix(string(r.Key), "sha256:") {
+				t.Errorf("%s key %.40q: the invalid key, or not its digest", r.Topic, r.Key)
+			}
+			if strings.Contains(string(r.Value), key) {
+				t.Errorf("%s value holds the invalid key", r.Topic)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"os"
 	"regexp"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -49,6 +51,14 @@ func newClientAt(t *testing.T, addrs string, opts ...kgo.Opt) *kgo.Client {
 	}
 	t.Cleanup(cl.Close)
 	return cl
+}
+
+// newAdmin returns an admin client of the test broker whose metadata is at
+// most 10ms old (kadm answers from the client's metadata cache, 5s by
+// default), so that waits for topic changes end as soon as they hold.
+func newAdmin(t *testing.T) *kadm.Client {
+	t.Helper()
+	return kadm.NewClient(newClient(t, kgo.MetadataMinAge(10*time.Millisecond)))
 }
 
 var unsafeChars = regexp.MustCompile(`[^a-zA-Z0-9._-]+`)
@@ -94,12 +104,17 @@ func createTopic(t *testing.T, adm *kadm.Client, name string, partitions int32, 
 	})
 }
 
-// deleteTopic deletes a topic, logging a failure.
+// deleteTopic deletes a topic, logging a failure other than its being gone
+// already.
 func deleteTopic(t *testing.T, adm *kadm.Client, name string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := adm.DeleteTopic(ctx, name); err != nil {
+	resp, err := adm.DeleteTopic(ctx, name)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil && !errors.Is(err, kerr.UnknownTopicOrPartition) {
 		t.Logf("delete topic %s: %v", name, err)
 	}
 }

@@ -20,7 +20,9 @@ import (
 // about a missing topic may create it with the broker's defaults. When the
 // principal may not describe some topic, kadm fails the whole request; Verify
 // then asks topic by topic to name each one. Wants naming the same topic are
-// merged.
+// merged. kadm answers from its client's metadata cache: on a long-lived
+// client (re-verifying at run time) what Verify sees of a topic may be up to
+// kgo.MetadataMinAge old (5s by default).
 func Verify(ctx context.Context, adm *kadm.Client, wants []Want) (Report, error) {
 	rep := Report{Topics: merge(wants)}
 	if len(rep.Topics) == 0 {

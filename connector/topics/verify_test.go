@@ -18,7 +18,7 @@ import (
 // letter topic, a retry topic with an hour's retention, one left at the
 // broker's defaults, and one that does not exist.
 func TestVerify(t *testing.T) {
-	adm := kadm.NewClient(newClient(t))
+	adm := newAdmin(t)
 	str := func(s string) *string { return &s }
 	var (
 		sessions   = uniqueTopic(t, "sessions")
@@ -137,7 +137,7 @@ func TestVerify(t *testing.T) {
 
 // TestVerifyNothing asks about no topic.
 func TestVerifyNothing(t *testing.T) {
-	adm := kadm.NewClient(newClient(t))
+	adm := newAdmin(t)
 	rep, err := Verify(context.Background(), adm, nil)
 	if err != nil || rep.Err() != nil || len(rep.Topics) != 0 || len(rep.Warnings()) != 0 {
 		t.Errorf("Verify(nil) = %+v, %v", rep, err)

@@ -94,10 +94,12 @@ func (d *Decoder) Decode(ctx context.Context, kind CommandKind, value []byte) (C
 		return nil, &DecodeError{Format: FormatUnknown, Reason: fmt.Sprintf("unknown command kind %q", kind)}
 	}
 	var err error
-	if DetectFormat(value) == FormatJSON {
+	if f := DetectFormat(value); f == FormatJSON {
 		err = decodeJSON(value, cmd)
-	} else {
-		err = d.DecodeRecord(ctx, value, cmd)
+	} else if err = d.DecodeRecord(ctx, value, cmd); err == nil {
+		// Avro strings are bytes to hamba/avro: hold them to the rules
+		// of strict JSON (valid UTF-8, strict metadata documents).
+		err = checkStrictStrings(f, cmd)
 	}
 	if err != nil {
 		return nil, err

@@ -6,12 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 )
 
-// decodeJSON decodes a strict JSON command: unknown fields, wrong types,
-// trailing data and invalid JSON are errors naming the field where known.
+// decodeJSON decodes a strict JSON command: member names that are not
+// schema fields byte for byte, duplicate members, invalid UTF-8, wrong
+// types, trailing data and invalid JSON are errors naming the field where
+// known. checkStrictJSON reads the document first for what encoding/json
+// does not check (see strict_json.go); encoding/json then decodes it and
+// describes syntax errors.
 func decodeJSON(value []byte, cmd Command) error {
+	strictErr := checkStrictJSON(value, reflect.TypeOf(cmd))
+	if strictErr != nil && strictErr != errStrictSyntax {
+		return strictErr
+	}
 	dec := json.NewDecoder(bytes.NewReader(value))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(cmd); err != nil {
@@ -19,6 +28,11 @@ func decodeJSON(value []byte, cmd Command) error {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return &DecodeError{Format: FormatJSON, Reason: "trailing data after the JSON object"}
+	}
+	if strictErr != nil {
+		// Not JSON to the strict reader although encoding/json took it:
+		// never expected, and never accepted.
+		return &DecodeError{Format: FormatJSON, Reason: "invalid JSON"}
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ func TestDecodeJSONErrors(t *testing.T) {
 		wantIn    string
 	}{
 		{"unknown top-level field", KindCapture, `{"session_id":"ps_1","amout":5}`, "amout", "unknown field"},
-		{"unknown nested field", KindInitPayout, `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":"` + pan + `","cvv":"1"}}},"amount":1,"currency":"rub"}`, "cvv", "unknown field"},
+		{"unknown nested field", KindInitPayout, `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":"` + pan + `","cvv":"1"}}},"amount":1,"currency":"rub"}`, "instrument.card.bank_card.cvv", "unknown field"},
 		{"wrong type names path", KindInitPayout, `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":4111111111111111}}}}`, "instrument.card.bank_card.number", "got JSON number, want string"},
 		{"wrong amount type", KindCapture, `{"session_id":"ps_1","amount":"10"}`, "amount", "want integer"},
 		{"fractional amount", KindCapture, `{"session_id":"ps_1","amount":10.5}`, "amount", "want integer"},

@@ -1,12 +1,17 @@
 package codec
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var digitRun = regexp.MustCompile(`\d{12,}`)
@@ -41,6 +46,9 @@ func FuzzDecodeCommandJSON(f *testing.F) {
 			checkDecodeError(t, err)
 			return
 		}
+		if err := referenceStrictJSON(value, reflect.TypeOf(cmd)); err != nil {
+			t.Fatalf("decoded a JSON command that is not strict: %v", err)
+		}
 		_ = cmd.Validate()
 		again, err := json.Marshal(cmd)
 		if err != nil {
@@ -71,6 +79,9 @@ func FuzzDecodeCommandAvro(f *testing.F) {
 			checkDecodeError(t, err)
 			return
 		}
+		if err := referenceStrictStrings(reflect.ValueOf(cmd), ""); err != nil {
+			t.Fatalf("decoded an Avro command that is not strict: %v", err)
+		}
 		_ = cmd.Validate()
 		again, err := EncodeSingleObject(cmd)
 		if err != nil {
@@ -84,4 +95,129 @@ func FuzzDecodeCommandAvro(f *testing.F) {
 			t.Fatalf("Avro round trip changed the command:\n%#v\n%#v", cmd, cmd2)
 		}
 	})
+}
+
+// referenceStrictJSON is the fuzz targets' reference for strict JSON,
+// written independently of strict_json.go on encoding/json's token stream:
+// value is valid UTF-8, every member name at a place of type t is a json
+// tag of t byte for byte, no object repeats a member name, and no string
+// was repaired with U+FFFD (a lone surrogate escape) unless value spells
+// U+FFFD itself.
+func referenceStrictJSON(value []byte, t reflect.Type) error {
+	if !utf8.Valid(value) {
+		return errors.New("value is not valid UTF-8")
+	}
+	spellsFFFD := bytes.Contains(value, []byte("\uFFFD")) || bytes.Contains(bytes.ToLower(value), []byte(`\ufffd`))
+	dec := json.NewDecoder(bytes.NewReader(value))
+	dec.UseNumber()
+	return referenceValue(dec, t, "", spellsFFFD)
+}
+
+func referenceValue(dec *json.Decoder, t reflect.Type, path string, spellsFFFD bool) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t != nil && reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) {
+		t = nil // metadata: free member names
+	}
+	switch tok := tok.(type) {
+	case string:
+		if !spellsFFFD && strings.ContainsRune(tok, utf8.RuneError) {
+			return fmt.Errorf("%s: string repaired with U+FFFD", path)
+		}
+	case json.Delim:
+		switch tok {
+		case '{':
+			seen := map[string]bool{}
+			for dec.More() {
+				nt, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				name := nt.(string)
+				if !spellsFFFD && strings.ContainsRune(name, utf8.RuneError) {
+					return fmt.Errorf("%s: member name repaired with U+FFFD", path)
+				}
+				if seen[name] {
+					return fmt.Errorf("%s: duplicate member %q", path, name)
+				}
+				seen[name] = true
+				var ft reflect.Type
+				if t != nil && t.Kind() == reflect.Struct {
+					f, ok := referenceField(t, name)
+					if !ok {
+						return fmt.Errorf("%s: member %q is not a field of %s", path, name, t.Name())
+					}
+					ft = f
+				}
+				if err := referenceValue(dec, ft, path+"."+name, spellsFFFD); err != nil {
+					return err
+				}
+			}
+		case '[':
+			var et reflect.Type
+			if t != nil && t.Kind() == reflect.Slice {
+				et = t.Elem()
+			}
+			for i := 0; dec.More(); i++ {
+				if err := referenceValue(dec, et, fmt.Sprintf("%s[%d]", path, i), spellsFFFD); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := dec.Token(); err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+	}
+	return nil
+}
+
+// referenceField returns the type of t's field whose json name is name.
+func referenceField(t reflect.Type, name string) (reflect.Type, bool) {
+	for f := range t.Fields() {
+		if n, _, _ := strings.Cut(f.Tag.Get("json"), ","); n == name {
+			return f.Type, true
+		}
+	}
+	return nil, false
+}
+
+// referenceStrictStrings is the Avro fuzz target's reference: every string
+// reachable from v is valid UTF-8, and a metadata document that is JSON is
+// strict JSON.
+func referenceStrictStrings(v reflect.Value, path string) error {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		return referenceStrictStrings(v.Elem(), path)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if err := referenceStrictStrings(v.Field(i), path+"."+v.Type().Field(i).Name); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			if err := referenceStrictStrings(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.String:
+		s := v.String()
+		if !utf8.ValidString(s) {
+			return fmt.Errorf("%s: string is not valid UTF-8", path)
+		}
+		if v.Type() == reflect.TypeFor[Metadata]() && json.Valid([]byte(s)) {
+			if err := referenceStrictJSON([]byte(s), nil); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+		}
+	}
+	return nil
 }

@@ -1,0 +1,40 @@
+package codec
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+)
+
+// benchmarkDecode measures decoding the init-payout sample command, the
+// largest of the samples, from value: the pipeline's per-record cost.
+func benchmarkDecode(b *testing.B, value []byte) {
+	b.Helper()
+	dec, _ := NewDecoder(DecoderConfig{})
+	ctx := context.Background()
+	b.SetBytes(int64(len(value)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := dec.Decode(ctx, KindInitPayout, value); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeJSON measures a strict JSON command decode.
+func BenchmarkDecodeJSON(b *testing.B) {
+	value, err := json.Marshal(sampleCommands()[KindInitPayout])
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchmarkDecode(b, value)
+}
+
+// BenchmarkDecodeSingleObject measures a single-object Avro command decode.
+func BenchmarkDecodeSingleObject(b *testing.B) {
+	value, err := EncodeSingleObject(sampleCommands()[KindInitPayout])
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchmarkDecode(b, value)
+}

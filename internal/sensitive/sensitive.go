@@ -1,7 +1,16 @@
 // Package sensitive holds the types of values that must never reach a log,
-// an error string, a topic or a test snapshot in full: card numbers and
-// security codes. Their String, Format, GoString and LogValue print a mask;
-// only MarshalJSON (the API wire encoder) and Reveal see the value.
+// an error string, a topic or a test snapshot in full — card numbers and
+// security codes — and the one matcher of such data in text and of the
+// names it goes by.
+//
+// PAN and SecurityCode print a mask from String, Format, GoString and
+// LogValue; only MarshalJSON (the API wire encoder) and Reveal see the value.
+// Finder and MaskText find card numbers (any single separator between digit
+// groups, JSON escapes) and security codes in free text; Names and
+// IsSecurityCodeName match field and attribute names in any case and
+// spelling. The codec (idempotency keys, dead letters, error strings) and
+// the logging package (every log line) use them, so both mask the same
+// forms. It imports the standard library only.
 package sensitive
 
 import (

@@ -1,0 +1,140 @@
+package sensitive
+
+import (
+	"strings"
+)
+
+// Kind is the kind of card data a Match found.
+type Kind uint8
+
+// Kinds of card data in text.
+const (
+	// KindCard is a card number: 12 to 19 digits that pass the Luhn check,
+	// possibly grouped by single separators or JSON-escaped.
+	KindCard Kind = iota + 1
+	// KindDigits is a group of digits that may hold a card number but
+	// cannot be split into one: more than 19 digits holding a Luhn-valid
+	// window, or (with Finder.LongDigits) any 12 or more digits.
+	KindDigits
+	// KindSecurityCode is 3 or 4 digits that follow the name of a security
+	// code in free text ("cvv 737").
+	KindSecurityCode
+)
+
+// Match is one piece of card data in a text.
+type Match struct {
+	Kind       Kind
+	Start, End int    // byte offsets of the piece, separators and escapes included
+	Digits     string // the card number's digits (KindCard only)
+	n          int    // digit count
+}
+
+// Mask returns what may stand in the text instead of the match: bin,
+// asterisks and last4 for a card number, one asterisk per digit for a long
+// group, "***" for a security code.
+func (m Match) Mask() string {
+	switch m.Kind {
+	case KindCard:
+		return PAN(m.Digits).Masked()
+	case KindDigits:
+		return strings.Repeat("*", m.n)
+	}
+	return "***"
+}
+
+// Finder finds card data in free text: log messages and attributes, error
+// strings, strings of a dead-lettered command. The zero value finds card
+// numbers and security codes.
+type Finder struct {
+	// LongDigits also reports every group of 12 or more digits that holds
+	// no card number (KindDigits): for text that may quote part of a card
+	// number, such as error strings.
+	LongDigits bool
+}
+
+// Next returns the first match that starts at or after from, which must
+// not be inside a digit group. A card number wins over a security code
+// starting at the same place.
+func (f Finder) Next(s string, from int) (Match, bool) {
+	card, okCard := nextCard(s, from, f.LongDigits)
+	code, okCode := nextCode(s, from)
+	if okCode && (!okCard || code.Start < card.Start) {
+		return code, true
+	}
+	return card, okCard
+}
+
+// Replace returns s with every match replaced by mask(match). Text that
+// holds no card data comes back as is, without allocating.
+func (f Finder) Replace(s string, mask func(Match) string) string {
+	scanCards, scanCodes := worthScanning(s)
+	if !scanCards && !scanCodes {
+		return s
+	}
+	var b strings.Builder
+	var card, code Match
+	okCard, okCode := scanCards, scanCodes
+	cardFrom, codeFrom := -1, -1 // where card and code were last looked up
+	pos := 0
+	for {
+		// Look up again only what an earlier replacement overlapped.
+		if okCard && (cardFrom < 0 || card.Start < pos) {
+			card, okCard = nextCard(s, pos, f.LongDigits)
+			cardFrom = pos
+		}
+		if okCode && (codeFrom < 0 || code.Start < pos) {
+			code, okCode = nextCode(s, pos)
+			codeFrom = pos
+		}
+		var m Match
+		switch {
+		case okCard && (!okCode || card.Start <= code.Start):
+			m = card
+		case okCode:
+			m = code
+		default:
+			if b.Len() == 0 && pos == 0 {
+				return s
+			}
+			b.WriteString(s[pos:])
+			return b.String()
+		}
+		if b.Len() == 0 {
+			b.Grow(len(s))
+		}
+		b.WriteString(s[pos:m.Start])
+		b.WriteString(mask(m))
+		pos = m.End
+	}
+}
+
+// worthScanning is the fast path: card numbers need 12 digits (or an
+// escape, which may stand for one) and security codes 3.
+func worthScanning(s string) (cards, codes bool) {
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		if s[i]-'0' <= 9 {
+			digits++
+		}
+	}
+	if digits < 3 {
+		return strings.IndexByte(s, '\\') >= 0, false
+	}
+	return digits >= minCardDigits || strings.IndexByte(s, '\\') >= 0, true
+}
+
+// MaskText returns s with card numbers, long digit groups holding one and
+// security codes in free text replaced by their masks (Match.Mask). Text
+// without card data comes back as is, without allocating.
+func MaskText(s string) string { return Finder{}.Replace(s, Match.Mask) }
+
+// ContainsCard reports whether s holds a card number: 12 to 19 Luhn-valid
+// digits, possibly grouped by single separators or JSON-escaped, or a longer
+// digit group holding one.
+func ContainsCard(s string) bool {
+	if cards, _ := worthScanning(s); !cards {
+		return false
+	}
+	_, ok := nextCard(s, 0, false)
+	return ok
+}

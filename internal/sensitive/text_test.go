@@ -1,0 +1,131 @@
+package sensitive
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMaskText(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"plain", "4111111111111111", "411111******1111"},
+		{"spaces", "4111 1111 1111 1111", "411111******1111"},
+		{"dots", "a 4111.1111.1111.1111 b", "a 411111******1111 b"},
+		{"slashes", "4111/1111/1111/1111", "411111******1111"},
+		{"underscores", "4111_1111_1111_1111", "411111******1111"},
+		{"no-break spaces", "4111\u00a01111\u00a01111\u00a01111", "411111******1111"},
+		{"escaped digit", `"\u0034111111111111111"`, `"411111******1111"`},
+		{"escaped slashes", `4111\/1111\/1111\/1111`, "411111******1111"},
+		{"two separators are not one", "4111..1111..1111..1111", "4111..1111..1111..1111"},
+		{"a letter breaks the run", "4111a1111b1111c1111", "4111a1111b1111c1111"},
+		{"card after a short group keeps it", "2-4111-1111-1111-1111", "2-411111******1111"},
+		{"two cards", "4111111111111111,5555555555554444", "411111******1111,555555******4444"},
+		{"long group holding a card", "x41111111111111119999", "x********************"},
+		{"mixed separators", "4111-1111.1111 1111", "4111-1111.1111 1111"},
+		{"short groups", "41-11-11-11-11-11-11-11", "41-11-11-11-11-11-11-11"},
+		{"date and time", "2026-11-24 04:50:43.123456789 +0000 UTC", "2026-11-24 04:50:43.123456789 +0000 UTC"},
+		{"date key", "2026-11-24-000123", "2026-11-24-000123"},
+		{"not luhn", "4111 1111 1111 1112", "4111 1111 1111 1112"},
+		{"eleven digits", "79000000000", "79000000000"},
+		{"cvv", "cvv 737", "cvv ***"},
+		{"CVC2 json", `{"CVC2":"737"}`, `{"CVC2":"***"}`},
+		{"escaped json member", `{\"security_code\":\"737\"}`, `{\"security_code\":\"***\"}`},
+		{"escape before name", `a\ncvv: 737`, `a\ncvv: ***`},
+		{"chain of names", "CVV/CVC: 1234", "CVV/CVC: ***"},
+		{"filler word", "cvv code is 737", "cvv code is ***"},
+		{"glued 4 digits after cvv2", "cvv21234", "cvv2***"},
+		{"gap too long", "cvv:              737", "cvv:              737"},
+		{"card wins over a code", "cvv 4111 1111 1111 1111", "cvv 411111******1111"},
+		{"no name", "status 503 retry 737", "status 503 retry 737"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := MaskText(tc.in); got != tc.want {
+				t.Errorf("MaskText(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFinderLongDigits(t *testing.T) {
+	f := Finder{LongDigits: true}
+	redact := func(Match) string { return "[x]" }
+	for in, want := range map[string]string{
+		"id 123456789012 end":       "id [x] end", // not Luhn, but 12 digits
+		"4111.1111.1111.1111":       "[x]",        // a card
+		"2026-11-24 04:50:43.12345": "2026-11-24 04:50:43.12345",
+		"cvv 737":                   "cvv [x]",
+	} {
+		if got := f.Replace(in, redact); got != want {
+			t.Errorf("Replace(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestContainsCard(t *testing.T) {
+	for in, want := range map[string]bool{
+		"4111111111111111":          true,
+		"order-4111.1111.1111.1111": true,
+		`\u0034111111111111111`:     true,
+		"4111111111111112":          false,
+		"key-4111":                  false,
+		"cvv 737":                   false,
+	} {
+		if got := ContainsCard(in); got != want {
+			t.Errorf("ContainsCard(%q) = %v", in, got)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	n := NewNames("security_code", "token", "api_key")
+	for name, want := range map[string]bool{
+		"security_code":      true,
+		"Security_Code":      true,
+		"SECURITY-CODE":      true,
+		"securityCode":       true,
+		"SecurityCode":       true,
+		"SECURITYCODE":       true,
+		"securitycode":       true,
+		"card_security_code": true,
+		"recurring_token":    true,
+		"APIKey":             true,
+		"x-api-key":          true,
+		"tokenized":          false,
+		"security":           false,
+		"code":               false,
+		"idempotency_key":    false,
+	} {
+		if got := n.Match(name); got != want {
+			t.Errorf("Match(%q) = %v", name, got)
+		}
+	}
+	for name, want := range map[string]bool{"cvv": true, "CVV2": true, "Cvc": true, "card_cvv": true,
+		"cardCvv": true, "Security_Code": true, "cvc_check": true, "recvv": false, "number": false} {
+		if got := IsSecurityCodeName(name); got != want {
+			t.Errorf("IsSecurityCodeName(%q) = %v", name, got)
+		}
+	}
+}
+
+func TestMaskTextFastPathsDoNotAllocate(t *testing.T) {
+	for _, s := range []string{"no digits at all", "offset 12 partition 3", "ps_1234567890123456 at 2026-11-24", strings.Repeat("cvv check ", 10)} {
+		if n := testing.AllocsPerRun(50, func() { _ = MaskText(s) }); n != 0 {
+			t.Errorf("MaskText(%q) allocates %v times", s, n)
+		}
+	}
+}
+
+func BenchmarkMaskText(b *testing.B) {
+	for _, bc := range []struct{ name, s string }{
+		{"no digits", "committed batch of commands to the results topic"},
+		{"digits", "partition 3 offset 1234567 lag 12 at 2026-11-24T04:50:43.123Z session ps_1234567890123456"},
+		{"card", "charging 4111 1111 1111 1111 cvv 737"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = MaskText(bc.s)
+			}
+		})
+	}
+}

@@ -3,24 +3,24 @@ package logging
 import (
 	"context"
 	"log/slog"
-	"slices"
 	"strconv"
-	"strings"
-	"unicode"
+
+	"github.com/paysession/paysession/internal/sensitive"
 )
 
 const masked = "[redacted]"
 
 // DefaultSensitiveKeys returns the attribute names whose values are always
-// masked. A key matches when its words (split at _ - . and camelCase) contain
-// the listed words in order, so "card_security_code" and "securityCode" match
-// "security_code", and "recurring_token" matches "token" but "tokenized" does not.
+// masked: every name of a card security code (sensitive.SecurityCodeNames)
+// and of secrets. Keys match as sensitive.Names match: by words in any case
+// and spelling, so "card_security_code", "Security_Code", "SECURITYCODE" and
+// "securityCode" match "security_code", and "recurring_token" matches
+// "token" but "tokenized" does not.
 func DefaultSensitiveKeys() []string {
-	return []string{
-		"security_code", "cvv", "cvv2", "cvc", "cvc2", "pan",
-		"password", "passwd", "secret", "private_key", "api_key",
+	return append(sensitive.SecurityCodeNames(),
+		"pan", "password", "passwd", "secret", "private_key", "api_key",
 		"token", "authorization", "cookie", "credential", "credentials",
-	}
+	)
 }
 
 // RedactingHandler wraps a slog.Handler and masks secrets before the wrapped
@@ -30,8 +30,8 @@ func DefaultSensitiveKeys() []string {
 // "[redacted]"; integers that are Luhn-valid 12–19 digit numbers are masked.
 type RedactingHandler struct {
 	next      slog.Handler
-	keys      [][]string // sensitive keys as word sequences
-	sensitive bool       // inside a sensitive group
+	names     sensitive.Names // sensitive keys
+	sensitive bool            // inside a sensitive group
 }
 
 // NewRedactingHandler wraps next. With no keys, DefaultSensitiveKeys apply.
@@ -39,13 +39,7 @@ func NewRedactingHandler(next slog.Handler, keys ...string) *RedactingHandler {
 	if len(keys) == 0 {
 		keys = DefaultSensitiveKeys()
 	}
-	h := &RedactingHandler{next: next}
-	for _, k := range keys {
-		if w := words(k); len(w) > 0 {
-			h.keys = append(h.keys, w)
-		}
-	}
-	return h
+	return &RedactingHandler{next: next, names: sensitive.NewNames(keys...)}
 }
 
 // Enabled implements slog.Handler.
@@ -69,12 +63,12 @@ func (h *RedactingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	for i, a := range attrs {
 		red[i] = h.attr(a, h.sensitive)
 	}
-	return &RedactingHandler{next: h.next.WithAttrs(red), keys: h.keys, sensitive: h.sensitive}
+	return &RedactingHandler{next: h.next.WithAttrs(red), names: h.names, sensitive: h.sensitive}
 }
 
 // WithGroup implements slog.Handler.
 func (h *RedactingHandler) WithGroup(name string) slog.Handler {
-	return &RedactingHandler{next: h.next.WithGroup(name), keys: h.keys, sensitive: h.sensitive || h.isSensitive(name)}
+	return &RedactingHandler{next: h.next.WithGroup(name), names: h.names, sensitive: h.sensitive || h.isSensitive(name)}
 }
 
 func (h *RedactingHandler) attr(a slog.Attr, inSensitive bool) slog.Attr {
@@ -124,40 +118,4 @@ func (h *RedactingHandler) number(key string, v slog.Value) slog.Attr {
 	return slog.Attr{Key: key, Value: v}
 }
 
-func (h *RedactingHandler) isSensitive(key string) bool {
-	w := words(key)
-	for _, k := range h.keys {
-		for i := 0; i+len(k) <= len(w); i++ {
-			if slices.Equal(w[i:i+len(k)], k) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// words splits a key into lower-case words at _ - . space and camelCase.
-func words(key string) []string {
-	var out []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	rs := []rune(key)
-	for i, r := range rs {
-		switch {
-		case r == '_' || r == '-' || r == '.' || unicode.IsSpace(r):
-			flush()
-		case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) || (i+1 < len(rs) && unicode.IsLower(rs[i+1]))):
-			flush()
-			cur = append(cur, r)
-		default:
-			cur = append(cur, r)
-		}
-	}
-	flush()
-	return out
-}
+func (h *RedactingHandler) isSensitive(key string) bool { return h.names.Match(key) }

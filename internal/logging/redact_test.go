@@ -130,3 +130,114 @@ func TestExtraKeysAndLevels(t *testing.T) {
 		}
 	}
 }
+
+// TestLeaksLooseForms logs the forms redaction used to let through: card
+// numbers grouped by any single non-alphanumeric separator or JSON-escaped,
+// sensitive attribute names in any case and spelling, and security codes in
+// free text — in messages, string attributes, errors and marshalled values.
+func TestLeaksLooseForms(t *testing.T) {
+	cases := []struct {
+		name    string
+		log     func(l *slog.Logger)
+		leaks   []string // must not appear
+		visible []string // must appear (the log stays useful)
+	}{
+		{"dotted pan in message", func(l *slog.Logger) { l.Info("charging 4111.1111.1111.1111 now") },
+			[]string{"4111.1111.1111.1111"}, []string{"411111******1111", "now"}},
+		{"slashed pan in attr", func(l *slog.Logger) { l.Info("x", "note", "4111/1111/1111/1111") },
+			[]string{"4111/1111/1111/1111"}, []string{"411111******1111"}},
+		{"underscored pan in error", func(l *slog.Logger) { l.Error("x", "err", errors.New("card 4111_1111_1111_1111 declined")) },
+			[]string{"4111_1111_1111_1111"}, []string{"declined"}},
+		{"colon pan in bytes", func(l *slog.Logger) { l.Info("x", "body", []byte("5555:5555:5555:4444")) },
+			[]string{"5555:5555:5555:4444"}, nil},
+		{"no-break-space pan", func(l *slog.Logger) { l.Info("x", "note", "4111\u00a01111\u00a01111\u00a01111") },
+			[]string{"4111\u00a01111"}, nil},
+		{"json-escaped pan in a body", func(l *slog.Logger) { l.Info("x", "body", `{"number":"\u0034111111111111111"}`) },
+			[]string{`u0034111111111111111`}, []string{"411111******1111"}},
+		{"cvv in message", func(l *slog.Logger) { l.Info("retrying with cvv 737 now") },
+			[]string{"737"}, []string{"cvv ***", "now"}},
+		{"cvc with colon in error", func(l *slog.Logger) { l.Warn("x", "err", fmt.Errorf("api: cvc: 1234 rejected")) },
+			[]string{"1234"}, []string{"rejected"}},
+		{"security code in attr text", func(l *slog.Logger) { l.Info("x", "note", "security code 737 given") },
+			[]string{"737"}, []string{"given"}},
+		{"json member in a string", func(l *slog.Logger) { l.Debug("x", "body", `{"Security_Code":"737"}`) },
+			[]string{"737"}, nil},
+		{"key Security_Code", func(l *slog.Logger) { l.Info("x", "Security_Code", "737") }, []string{"737"}, nil},
+		{"key SECURITY-CODE", func(l *slog.Logger) { l.Info("x", "SECURITY-CODE", "737") }, []string{"737"}, nil},
+		{"key SECURITYCODE", func(l *slog.Logger) { l.Info("x", "SECURITYCODE", "737") }, []string{"737"}, nil},
+		{"key securitycode", func(l *slog.Logger) { l.Info("x", "securitycode", 737) }, []string{"737"}, nil},
+		{"key CVN", func(l *slog.Logger) { l.Info("x", "CVN", "737") }, []string{"737"}, nil},
+		{"map key Cvv2", func(l *slog.Logger) { l.Info("x", "card", map[string]any{"Cvv2": "737", "holder": "A HOLDER"}) },
+			[]string{"737"}, []string{"A HOLDER"}},
+		{"digits stay", func(l *slog.Logger) {
+			l.Info("batch 2026-11-24 took 1.234s", "status", "503", "addr", "10.0.0.12:9092", "note", "order 12345 qty 3")
+		}, nil, []string{"2026-11-24", "1.234s", "503", "10.0.0.12:9092", "order 12345 qty 3"}},
+	}
+	for _, format := range []string{"json", "text"} {
+		for _, tc := range cases {
+			t.Run(format+"/"+tc.name, func(t *testing.T) {
+				var buf bytes.Buffer
+				tc.log(logging.New(&buf, "debug", format))
+				out := buf.String()
+				if out == "" {
+					t.Fatal("nothing logged")
+				}
+				for _, l := range tc.leaks {
+					if strings.Contains(out, l) {
+						t.Errorf("output leaks %q:\n%s", l, out)
+					}
+				}
+				for _, v := range tc.visible {
+					if !strings.Contains(out, v) {
+						t.Errorf("output lacks %q:\n%s", v, out)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRedactStringLooseForms pins the masks of the loose forms.
+func TestRedactStringLooseForms(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"dots", "4111.1111.1111.1111", "411111******1111"},
+		{"slashes kept around", "a 4111/1111/1111/1111 b", "a 411111******1111 b"},
+		{"underscores", "4111_1111_1111_1111", "411111******1111"},
+		{"amex grouping", "3782 822463 10005", "378282*****0005"},
+		{"number before a card keeps its separator", "qty-2/4111.1111.1111.1111", "qty-2/411111******1111"},
+		{"long group among groups", "1 " + pan + "99999", "1 *********************"},
+		{"escaped digits", `\u0034111111111111111`, "411111******1111"},
+		{"cvv", "cvv 123", "cvv ***"},
+		{"cvv2 with equals", "CVV2=123;", "CVV2=***;"},
+		{"cvc colon", "cvc: 1234", "cvc: ***"},
+		{"security code", "security code 123", "security code ***"},
+		{"security_code json", `"security_code":"123"`, `"security_code":"***"`},
+		{"card cvv camel", "cardCvv=123", "cardCvv=***"},
+		{"cvv glued", "cvv123", "cvv***"},
+		{"cvv then word", "cvv check 123", "cvv check 123"},
+		{"five digits", "cvv 12345", "cvv 12345"},
+		{"not a name", "recvv 123", "recvv 123"},
+		{"timestamp", "2026-11-24T04:50:43Z", "2026-11-24T04:50:43Z"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := logging.RedactString(tc.in); got != tc.want {
+				t.Errorf("RedactString(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRedactStringFastPaths checks that text without card data costs no
+// allocation: every log line passes through RedactString.
+func TestRedactStringFastPaths(t *testing.T) {
+	for _, s := range []string{
+		"commit batch",
+		"partition 3 offset 123456 lag 7",
+		"session ps_1234567890123456 at 2026-11-24T04:50:43.123Z took 12.5ms",
+	} {
+		if n := testing.AllocsPerRun(100, func() { _ = logging.RedactString(s) }); n != 0 {
+			t.Errorf("RedactString(%q) allocates %v times", s, n)
+		}
+	}
+}

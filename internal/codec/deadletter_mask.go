@@ -6,14 +6,13 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"io"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/hamba/avro/v2"
 	"github.com/hamba/avro/v2/soe"
 
-	"github.com/paysession/paysession/internal/logging"
+	"github.com/paysession/paysession/internal/sensitive"
 )
 
 // ValueProtection says what a dead letter's original_value holds.
@@ -46,13 +45,17 @@ var maskAPI = avro.Config{
 }.Freeze()
 
 // ProtectValue returns a copy of a command value that is safe to keep on the
-// dead-letter topic: Luhn-valid card numbers (12–19 digits, possibly grouped
-// by spaces or dashes, in any string or number) keep bin and last4 only, and
-// the value of every security_code member or field becomes "***". JSON text
-// is edited in place; Avro values (single-object, or Confluent when d has a
-// registry) are decoded with their writer schema, masked and re-encoded with
-// it. A value that cannot be read reliably is withheld (nil). When nothing is
-// found the value is returned as is with ValueOriginal. d may be nil.
+// dead-letter topic. In every string and number, card numbers keep bin and
+// last4 only and security codes written after their name ("cvv 737") become
+// "***" (sensitive.MaskText: Luhn-valid 12–19 digits, also grouped by any
+// single separator — "4111.1111.1111.1111", "4111/1111/1111/1111" — or
+// JSON-escaped); the value of every member or field named as a security code
+// in any case and spelling ("security_code", "Security_Code", "securityCode",
+// "CVV2": sensitive.IsSecurityCodeName) becomes "***". JSON text is edited in
+// place; Avro values (single-object, or Confluent when d has a registry) are
+// decoded with their writer schema, masked and re-encoded with it. A value
+// that cannot be read reliably is withheld (nil). When nothing is found the
+// value is returned as is with ValueOriginal. d may be nil.
 func (d *Decoder) ProtectValue(ctx context.Context, value []byte) ([]byte, ValueProtection) {
 	if len(value) == 0 {
 		return value, ValueOriginal
@@ -132,7 +135,7 @@ func protectAvro(value []byte, hdr int, writer avro.Schema) ([]byte, ValueProtec
 }
 
 // maskAvroTree masks a generically decoded Avro value. secret marks the subtree
-// of a security_code field. It reports false for what it cannot mask.
+// of a security-code field. It reports false for what it cannot mask.
 func maskAvroTree(v any, secret bool) (any, bool) {
 	switch x := v.(type) {
 	case nil, bool, int, int32, int64, float32, float64:
@@ -144,12 +147,15 @@ func maskAvroTree(v any, secret bool) (any, bool) {
 		if secret {
 			return maskedSecret, true
 		}
-		return logging.RedactString(x), true
+		return sensitive.MaskText(x), true
 	case []byte:
 		if secret {
 			return []byte(maskedSecret), true
 		}
-		return []byte(logging.RedactString(string(x))), true
+		if m := sensitive.MaskText(string(x)); m != string(x) {
+			return []byte(m), true
+		}
+		return x, true
 	case []any:
 		for i := range x {
 			m, ok := maskAvroTree(x[i], secret)
@@ -161,10 +167,10 @@ func maskAvroTree(v any, secret bool) (any, bool) {
 		return x, true
 	case map[string]any:
 		for k, e := range x {
-			if logging.RedactString(k) != k {
-				return nil, false // a card number as a map key
+			if sensitive.MaskText(k) != k {
+				return nil, false // card data as a map key
 			}
-			m, ok := maskAvroTree(e, secret || k == "security_code")
+			m, ok := maskAvroTree(e, secret || sensitive.IsSecurityCodeName(k))
 			if !ok {
 				return nil, false
 			}
@@ -177,24 +183,80 @@ func maskAvroTree(v any, secret bool) (any, bool) {
 	}
 }
 
-// securityCodeMember matches a security_code member and its value in JSON
-// text that does not parse (the string may be cut off).
-var securityCodeMember = regexp.MustCompile(`("security_code"\s*:\s*)("(?:[^"\\]|\\.)*"?|[^\s,}\]]+)`)
-
-// protectText masks text that is not valid JSON: card numbers anywhere and
-// security_code members. Escaped digits cannot be checked there: such a
-// value is withheld.
+// protectText masks text that is not valid JSON: card data anywhere
+// (sensitive.MaskText) and the values of members named as security codes
+// (maskCodeMembers). Escaped digits cannot be checked there: such a value is
+// withheld.
 func protectText(value []byte) ([]byte, ValueProtection) {
 	s := string(value)
 	if strings.Contains(s, `\u00`) {
 		return nil, ValueWithheld
 	}
-	m := logging.RedactString(s)
-	m = securityCodeMember.ReplaceAllString(m, `${1}"`+maskedSecret+`"`)
+	m := maskCodeMembers(sensitive.MaskText(s))
 	if m == s {
 		return value, ValueOriginal
 	}
 	return []byte(m), ValueMasked
+}
+
+// maskCodeMembers replaces the value of every member named as a security
+// code in JSON text that does not parse — the value may be cut off, or not
+// a string — with "***".
+func maskCodeMembers(s string) string {
+	var b strings.Builder
+	prev := 0
+	for i := 0; i < len(s); {
+		if s[i] != '"' {
+			i++
+			continue
+		}
+		nameEnd := quotedEnd(s, i)
+		name := s[i+1 : max(i+1, nameEnd-1)]
+		j := skipSpace(s, nameEnd)
+		if j >= len(s) || s[j] != ':' || !sensitive.IsSecurityCodeName(name) {
+			i = nameEnd
+			continue
+		}
+		start := skipSpace(s, j+1)
+		end := start
+		switch {
+		case start < len(s) && s[start] == '"':
+			end = quotedEnd(s, start)
+		default:
+			for end < len(s) && strings.IndexByte(" \t\r\n,}]", s[end]) < 0 {
+				end++
+			}
+		}
+		b.WriteString(s[prev:start])
+		b.WriteString(`"` + maskedSecret + `"`)
+		prev, i = end, end
+	}
+	if prev == 0 {
+		return s
+	}
+	b.WriteString(s[prev:])
+	return b.String()
+}
+
+// quotedEnd returns the end of the JSON string starting at s[i] (a quote):
+// after its closing quote, or len(s) when it is cut off.
+func quotedEnd(s string, i int) int {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(s)
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && strings.IndexByte(" \t\r\n", s[i]) >= 0 {
+		i++
+	}
+	return i
 }
 
 // jsonEdit replaces value[start:end] with text.
@@ -207,12 +269,12 @@ type jsonEdit struct {
 type jsonFrame struct {
 	object    bool
 	expectKey bool
-	secret    bool // inside the value of a security_code member
+	secret    bool // inside the value of a member named as a security code
 }
 
 // protectJSON masks a JSON value in place: strings and numbers holding card
-// numbers, and every scalar under a security_code member. Text that does not
-// parse as JSON is masked as text.
+// data, and every scalar under a member named as a security code. Text that
+// does not parse as JSON is masked as text.
 func protectJSON(value []byte) ([]byte, ValueProtection) {
 	edits, ok := jsonEdits(value)
 	if !ok {
@@ -239,7 +301,7 @@ func jsonEdits(value []byte) ([]jsonEdit, bool) {
 	dec.UseNumber()
 	var stack []jsonFrame
 	var edits []jsonEdit
-	prev, key := 0, ""
+	prev, keyIsCode := 0, false // keyIsCode: the last member name names a security code
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -255,7 +317,7 @@ func jsonEdits(value []byte) ([]jsonEdit, bool) {
 		if len(stack) > 0 {
 			top = &stack[len(stack)-1]
 		}
-		secret := top != nil && (top.secret || (top.object && key == "security_code"))
+		secret := top != nil && (top.secret || (top.object && keyIsCode))
 		switch t := tok.(type) {
 		case json.Delim:
 			switch t {
@@ -267,9 +329,9 @@ func jsonEdits(value []byte) ([]jsonEdit, bool) {
 			}
 		case string:
 			if top != nil && top.object && top.expectKey {
-				key, top.expectKey = t, false
-				if logging.RedactString(t) != t {
-					return nil, false // a card number as a member name
+				keyIsCode, top.expectKey = sensitive.IsSecurityCodeName(t), false
+				if sensitive.MaskText(t) != t {
+					return nil, false // card data as a member name
 				}
 				continue
 			}
@@ -305,10 +367,30 @@ func maskJSONScalar(s string, secret bool, start, end int) (jsonEdit, bool) {
 	if secret {
 		return jsonEdit{start, end, `"` + maskedSecret + `"`}, true
 	}
-	m := logging.RedactString(s)
+	m := sensitive.MaskText(s)
 	if m == s {
 		return jsonEdit{}, false
 	}
 	q, _ := json.Marshal(m) // always a valid string
 	return jsonEdit{start, end, string(q)}, true
+}
+
+// ProtectHeader returns a header value of a dead-lettered record that is
+// safe to keep on the dead letter: "***" when the header is named as a
+// security code ("X-Card-CVV", "security-code"), else the value with card
+// data masked as text (sensitive.MaskText). masked reports a change.
+func ProtectHeader(key string, value []byte) (out []byte, masked bool) {
+	if sensitive.IsSecurityCodeName(key) && len(value) > 0 {
+		return []byte(maskedSecret), true
+	}
+	if !utf8.Valid(value) {
+		if sensitive.ContainsCard(string(value)) {
+			return nil, true
+		}
+		return value, false
+	}
+	if m := sensitive.MaskText(string(value)); m != string(value) {
+		return []byte(m), true
+	}
+	return value, false
 }

@@ -153,3 +153,105 @@ func TestProtectValuePackageFunc(t *testing.T) {
 		t.Errorf("ProtectValue = %s; want masked", p)
 	}
 }
+
+// TestProtectValueLooseForms checks the forms dead letters used to keep in
+// clear: card numbers grouped by any single non-alphanumeric separator,
+// security-code members under any spelling of the name, and security codes
+// in free text — in JSON (edited in place), in text that does not parse,
+// and in Avro (re-encoded).
+func TestProtectValueLooseForms(t *testing.T) {
+	avroNote := func(ref, meta string) []byte {
+		m := Metadata(meta)
+		v, err := EncodeSingleObject(&InitPayout{
+			Instrument: Instrument{Type: InstrumentCard, Card: &Card{Type: CardBank, BankCard: &BankCard{
+				Number: "5555555555554444", ExpirationMonth: "12", ExpirationYear: "29"}}},
+			Amount: 100, Currency: "RUB", Customer: &Customer{Reference: ref}, Metadata: &m,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	tests := []struct {
+		name   string
+		value  []byte
+		has    []string // substrings the protected value must contain
+		isJSON bool     // the protected value must still parse
+	}{
+		{name: "json dotted pan", value: []byte(`{"number":"4111.1111.1111.1111"}`),
+			has: []string{`"number":"` + testMasked + `"`}, isJSON: true},
+		{name: "json slashed pan", value: []byte(`{"note":"card 4111/1111/1111/1111 ok"}`),
+			has: []string{`"note":"card ` + testMasked + ` ok"`}, isJSON: true},
+		{name: "json underscored pan", value: []byte(`{"note":"4111_1111_1111_1111"}`),
+			has: []string{testMasked}, isJSON: true},
+		{name: "json no-break-space pan", value: []byte("{\"note\":\"4111\u00a01111\u00a01111\u00a01111\"}"),
+			has: []string{testMasked}, isJSON: true},
+		{name: "json Security_Code member", value: []byte(`{"bank_card":{"Security_Code":"737"}}`),
+			has: []string{`"Security_Code":"***"`}, isJSON: true},
+		{name: "json SECURITY-CODE member", value: []byte(`{"SECURITY-CODE":"737"}`),
+			has: []string{`"SECURITY-CODE":"***"`}, isJSON: true},
+		{name: "json securityCode member", value: []byte(`{"securityCode":737}`),
+			has: []string{`"securityCode":"***"`}, isJSON: true},
+		{name: "json cvv member", value: []byte(`{"cvv":"737","amount":1}`),
+			has: []string{`"cvv":"***"`, `"amount":1`}, isJSON: true},
+		{name: "json CVC2 member", value: []byte(`{"CVC2":"0737"}`),
+			has: []string{`"CVC2":"***"`}, isJSON: true},
+		{name: "json code in free text", value: []byte(`{"note":"cvv 737 given"}`),
+			has: []string{`"note":"cvv *** given"`}, isJSON: true},
+		{name: "truncated json cvv member", value: []byte(`{"number":"4111.1111.1111.1111","CVV":"73`),
+			has: []string{testMasked, `"CVV":"***"`}},
+		{name: "truncated json securityCode number", value: []byte(`{"securityCode": 737, "x": [`),
+			has: []string{`"securityCode": "***"`}},
+		{name: "text slashed pan", value: []byte(`pan 4111/1111/1111/1111 cvc: 737`),
+			has: []string{testMasked, "cvc: ***"}},
+		{name: "avro dotted pan in a string", value: avroNote("card 4111.1111.1111.1111", `{"k":"v"}`),
+			has: []string{"card " + testMasked, "555555******4444"}},
+		{name: "avro code in metadata", value: avroNote("c-1", `{"Security_Code":"737","pan":"4111_1111_1111_1111"}`),
+			has: []string{`"Security_Code":"***"`, testMasked}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, got := (*Decoder)(nil).ProtectValue(context.Background(), tt.value)
+			if got != ValueMasked {
+				t.Fatalf("protection %s; want masked", got)
+			}
+			assertNoCardData(t, out)
+			for _, s := range []string{"4111.1111", "4111/1111", "4111_1111", "4111\u00a01111", "737"} {
+				if bytes.Contains(out, []byte(s)) {
+					t.Errorf("protected value still holds %q", s)
+				}
+			}
+			for _, s := range tt.has {
+				if !bytes.Contains(out, []byte(s)) {
+					t.Errorf("protected value lacks %q", s)
+				}
+			}
+			if tt.isJSON && !json.Valid(out) {
+				t.Errorf("protected JSON no longer parses")
+			}
+		})
+	}
+}
+
+func TestProtectHeader(t *testing.T) {
+	tests := []struct {
+		name, key, value string
+		want             string
+		masked           bool
+	}{
+		{"security code header", "X-Card-CVV", "737", "***", true},
+		{"Security-Code header", "Security-Code", "0737", "***", true},
+		{"dotted card", "note", "card 4111.1111.1111.1111", "card " + testMasked, true},
+		{"code in text", "note", "cvc: 737", "cvc: ***", true},
+		{"binary with a card", "bin", "\xff\xfe4111111111111111", "", true},
+		{"trace id", "traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, masked := ProtectHeader(tt.key, []byte(tt.value))
+			if string(out) != tt.want || masked != tt.masked {
+				t.Errorf("ProtectHeader = %q, %v; want %q, %v", out, masked, tt.want, tt.masked)
+			}
+		})
+	}
+}

@@ -2,8 +2,8 @@ package codec
 
 import (
 	"fmt"
-	"regexp"
-	"strings"
+
+	"github.com/paysession/paysession/internal/sensitive"
 )
 
 // Format is a command value encoding, detected from its first byte.
@@ -69,21 +69,25 @@ const (
 	RuleLength      = "length"
 	RuleConsistency = "consistency"
 	RuleUnsupported = "unsupported"
+	// RuleCardData: the value holds a card number (or a security code)
+	// where none may be, such as an idempotency key.
+	RuleCardData = "card_data"
 )
 
-// longDigits matches 12 or more digits, optionally separated by single
-// spaces or dashes: anything that may be a card number.
-var longDigits = regexp.MustCompile(`\d(?:[ -]?\d){11,}`)
+// scrubFinder finds card data in error strings: card numbers and security
+// codes as everywhere (sensitive.Finder), and also every group of 12 or more
+// digits, which may be part of a card number an error quotes.
+var scrubFinder = sensitive.Finder{LongDigits: true}
 
-// scrub replaces anything that looks like a card number with a mask.
+// scrub replaces anything that looks like card data with a mask.
 func scrub(s string) string {
-	if !strings.ContainsAny(s, "0123456789") {
-		return s
-	}
-	return longDigits.ReplaceAllString(s, "[redacted]")
+	return scrubFinder.Replace(s, func(sensitive.Match) string { return "[redacted]" })
 }
 
-// Scrub replaces every run of 12 or more digits (optionally separated by
-// spaces or dashes) in s with "[redacted]". Use it on any text that may
-// quote a command value before it reaches a log or a topic.
+// Scrub replaces card data in s with "[redacted]": every group of 12 or
+// more digits, every card number (Luhn-valid 12–19 digits, also grouped by
+// any single separator, as "4111.1111.1111.1111" or "4111/1111/1111/1111",
+// or JSON-escaped) and every security code after its name ("cvv 737"). Use
+// it on any text that may quote a command value before it reaches a log or a
+// topic. Text without card data comes back as is, without allocating.
 func Scrub(s string) string { return scrub(s) }

@@ -3,6 +3,8 @@ package codec
 import (
 	"errors"
 	"strings"
+
+	"github.com/paysession/paysession/internal/sensitive"
 )
 
 // problems collects the validation errors of one command, in field order.
@@ -22,9 +24,18 @@ func join(path, field string) string {
 }
 
 // ValidateIdempotencyKey checks an idempotency key (the record key): 4 to 64
-// printable ASCII characters (0x21..0x7E). The error is a *ValidationError
-// for field "key".
+// printable ASCII characters (0x21..0x7E) holding no card number. A key
+// holds a card number when sensitive.ContainsCard finds one: 12 to 19
+// Luhn-valid digits, alone or inside the key, also grouped by a single
+// separator ("4111.1111.1111.1111") or JSON-escaped. Such a key would become
+// the key of outcome records and the header of API calls, so it is refused
+// first, with rule RuleCardData; numeric keys are therefore a poor choice
+// (one 16-digit number in ten passes the Luhn check). The error is a
+// *ValidationError for field "key" and never quotes the key.
 func ValidateIdempotencyKey(key string) error {
+	if sensitive.ContainsCard(key) {
+		return &ValidationError{Field: "key", Rule: RuleCardData, Reason: "idempotency key must not hold a card number"}
+	}
 	if len(key) < 4 || len(key) > 64 {
 		return &ValidationError{Field: "key", Rule: RuleLength, Reason: "idempotency key must be 4 to 64 characters"}
 	}

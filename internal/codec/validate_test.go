@@ -156,3 +156,72 @@ func TestScrub(t *testing.T) {
 		}
 	}
 }
+
+// TestScrubLooseForms checks the forms error strings used to let through:
+// card numbers grouped by any single non-alphanumeric separator and a
+// security code in free text.
+func TestScrubLooseForms(t *testing.T) {
+	for in, want := range map[string]string{
+		"pan 4111.1111.1111.1111 end":   "pan [redacted] end",
+		"4111/1111/1111/1111":           "[redacted]",
+		"4111_1111_1111_1111":           "[redacted]",
+		"card=5555:5555:5555:4444;":     "card=[redacted];",
+		"bad cvv 737, retry":            "bad cvv [redacted], retry",
+		"cvc: 1234":                     "cvc: [redacted]",
+		"security code 123 rejected":    "security code [redacted] rejected",
+		`field "Security_Code":"737"`:   `field "Security_Code":"[redacted]"`,
+		"deadline 2026-11-24 took 1234": "deadline 2026-11-24 took 1234",
+		"status 503 after 1.234s":       "status 503 after 1.234s",
+	} {
+		if got := Scrub(in); got != want {
+			t.Errorf("Scrub(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestValidateIdempotencyKeyRejectsCardNumbers checks that a key holding a
+// card number — Luhn-valid 12 to 19 digits, plain, grouped by any single
+// non-alphanumeric separator or JSON-escaped — is invalid (rule card_data),
+// and that keys that merely hold digits stay valid.
+func TestValidateIdempotencyKeyRejectsCardNumbers(t *testing.T) {
+	tests := []struct {
+		name string
+		key  string
+		rule string // "" when the key is valid
+	}{
+		{"plain card", "4111111111111111", RuleCardData},
+		{"mastercard", "5555555555554444", RuleCardData},
+		{"12-digit luhn run", "123456789015", RuleCardData}, // shortest card length
+		{"dots", "4111.1111.1111.1111", RuleCardData},
+		{"dashes", "4111-1111-1111-1111", RuleCardData},
+		{"slashes", "4111/1111/1111/1111", RuleCardData},
+		{"underscores", "4111_1111_1111_1111", RuleCardData},
+		{"spaces", "4111 1111 1111 1111", RuleCardData},
+		{"colons", "4111:1111:1111:1111", RuleCardData},
+		{"amex grouping", "3782-822463-10005", RuleCardData},
+		{"card inside a key", "order-4111111111111111", RuleCardData},
+		{"card after a prefix digit group", "k-5555.5555.5555.4444-retry", RuleCardData},
+		{"json-escaped first digit", `\u0034111111111111111`, RuleCardData},
+		{"not luhn", "4111111111111112", ""},
+		{"eleven digits", "41111111113", ""},
+		{"date and counter", "2026-11-24-0001", ""},
+		{"uuid", "550e8400-e29b-41d4-a716-446655440000", ""},
+		{"masked card", "411111******1111", ""},
+		{"short digits", "key-4111", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidateIdempotencyKey(tt.key)
+			var ve *ValidationError
+			switch {
+			case tt.rule == "" && err != nil:
+				t.Errorf("unexpected %v", err)
+			case tt.rule != "" && (!errors.As(err, &ve) || ve.Rule != tt.rule || ve.Field != "key"):
+				t.Errorf("got %v, want rule %s on key", err, tt.rule)
+			}
+			if err != nil && strings.Contains(err.Error(), strings.TrimPrefix(tt.key, "order-")) {
+				t.Errorf("error quotes the key: %v", err)
+			}
+		})
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/paysession/paysession/connector/publish"
 	"github.com/paysession/paysession/connector/reconcile"
 	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/connector/topics"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/config"
 	"github.com/paysession/paysession/internal/payapi"
@@ -72,6 +73,10 @@ func New(ctx context.Context, o Options) (*Connector, error) {
 		return nil, err
 	}
 	kafkaOpts = append(kafkaOpts, o.KafkaOpts...)
+	limits, err := verifyTopics(ctx, cfg, kafkaOpts, o.Logger)
+	if err != nil {
+		return nil, err
+	}
 
 	api, err := newAPIClient(cfg, o)
 	if err != nil {
@@ -91,19 +96,20 @@ func New(ctx context.Context, o Options) (*Connector, error) {
 	// transaction end; kprom unregisters on close) as
 	// paysession_kafka_pipeline_*.
 	producer, err := kgo.NewClient(append(append([]kgo.Opt{}, kafkaOpts...), kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ProducerBatchMaxBytesFn(limits.BatchMaxBytes),
 		kgo.WithHooks(kprom.NewMetrics("paysession_kafka", kprom.Registerer(reg))))...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka producer: %w", err)
 	}
 	c := &Connector{log: o.Logger, grace: cfg.ShutdownGrace, producer: producer, Registry: reg}
-	if err := c.build(cfg, o, kafkaOpts, api, enc, dec, tracker, holds); err != nil {
+	if err := c.build(cfg, o, kafkaOpts, limits, api, enc, dec, tracker, holds); err != nil {
 		producer.Close()
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, api *payapi.Client,
+func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, limits topics.Report, api *payapi.Client,
 	enc *codec.Encoder, dec *codec.Decoder, tracker *sessionstate.Tracker, holds *sessionstate.Holds) error {
 	var err error
 	instance := o.InstanceID
@@ -116,7 +122,7 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, ap
 			return []kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("pipeline"), kprom.Registerer(c.Registry))}
 		},
 		Kafka: groupOpts, GroupID: cfg.Kafka.GroupID, TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance,
-		Topics: pipelineTopics(cfg.Topics), API: api, Decoder: dec, Encoder: enc,
+		Topics: pipelineTopics(cfg.Topics), Limits: limits, API: api, Decoder: dec, Encoder: enc,
 		Tracker:    &sessionstate.TxnAdmitter{Tracker: tracker, Holds: holds},
 		APIVersion: cfg.API.Version, Concurrency: cfg.Pipeline.MaxInFlight, BatchDeadline: cfg.Pipeline.BatchDeadline,
 		TransactionTimeout: cfg.Pipeline.TransactionTimeout, ShutdownGrace: cfg.ShutdownGrace / 2,
@@ -182,8 +188,13 @@ func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encod
 func (c *Connector) buildOps(cfg *config.Config, o Options) error {
 	ready := NewReadiness()
 	ready.Add("kafka", func(ctx context.Context) error { return c.producer.Ping(ctx) })
-	ready.Add("api", DialCheck(cfg.API.BaseURL))
 	ready.Add("group", c.pipe.GroupJoined)
+	ready.Add("topics", c.pipe.Writable)
+	// The partner API's reachability is a metric, not readiness: webhooks
+	// need no API, and the pipeline backs off by itself while it fails.
+	if err := c.Registry.Register(NewReachability("api", DialCheck(cfg.API.BaseURL))); err != nil {
+		return err
+	}
 	if c.recon != nil {
 		// Ready once the reconciler has read its sessions partitions, so the
 		// shared tracker knows the newest published state of each session.

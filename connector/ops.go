@@ -93,3 +93,31 @@ func DialCheck(rawURL string) Check {
 		return conn.Close()
 	}
 }
+
+// Reachability exports a check's result as the gauge
+// paysession_<name>_reachable (1 reachable, 0 not), evaluated at each scrape
+// with a short timeout. It is for dependencies that must not gate readiness.
+type Reachability struct {
+	check Check
+	desc  *prometheus.Desc
+}
+
+// NewReachability returns the collector of check under name.
+func NewReachability(name string, check Check) *Reachability {
+	return &Reachability{check: check, desc: prometheus.NewDesc("paysession_"+name+"_reachable",
+		"Whether "+name+" answered a TCP connection at the last scrape (1) or not (0).", nil, nil)}
+}
+
+// Describe implements prometheus.Collector.
+func (r *Reachability) Describe(ch chan<- *prometheus.Desc) { ch <- r.desc }
+
+// Collect implements prometheus.Collector.
+func (r *Reachability) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	v := 1.0
+	if r.check(ctx) != nil {
+		v = 0
+	}
+	ch <- prometheus.MustNewConstMetric(r.desc, prometheus.GaugeValue, v)
+}

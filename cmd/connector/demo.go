@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -102,12 +103,15 @@ func startDemoEnv(ctx context.Context, dir string, log *slog.Logger) (*demoEnv, 
 	if err != nil {
 		return nil, errors.Join(err, sandbox.Close())
 	}
-	topics := allTopics(cfg.Topics)
-	kafka, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, topics...))
+	kafka, err := kfake.NewCluster(kfake.NumBrokers(1))
 	if err != nil {
 		return nil, errors.Join(err, sandbox.Close())
 	}
 	cfg.Kafka.Brokers = kafka.ListenAddrs()
+	if err := createDemoTopics(ctx, cfg); err != nil {
+		kafka.Close()
+		return nil, errors.Join(err, sandbox.Close())
+	}
 	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: log, InstanceID: "demo",
 		WebhookListener: webhookL, OpsListener: opsL})
 	if err != nil {
@@ -136,12 +140,31 @@ func demoVariables(dir, apiURL, hookPath, webhookAddr, opsAddr string) map[strin
 	}
 }
 
-func allTopics(t config.Topics) []string {
-	out := []string{t.Retry, t.CommandResults, t.Sessions, t.WebhookEvents, t.DeadLetter, t.WalletBalances, t.FPSBanks}
-	for _, topic := range t.Commands() {
-		out = append(out, topic)
+// createDemoTopics creates every topic of the configuration as the
+// connector's start-up check wants it (connector.TopicWants: the sessions
+// and attempts topics compacted), three partitions each.
+func createDemoTopics(ctx context.Context, cfg *config.Config) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(cfg.Kafka.Brokers...))
+	if err != nil {
+		return err
 	}
-	return out
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	compact := "compact"
+	for _, w := range connector.TopicWants(cfg) {
+		var configs map[string]*string
+		if w.Compacted {
+			configs = map[string]*string{"cleanup.policy": &compact}
+		}
+		resp, err := adm.CreateTopic(ctx, 3, 1, configs, w.Topic)
+		if err == nil {
+			err = resp.Err
+		}
+		if err != nil {
+			return fmt.Errorf("demo topic %s: %w", w.Topic, err)
+		}
+	}
+	return nil
 }
 
 // newDemoClient is the story's own Kafka client: a plain producer of

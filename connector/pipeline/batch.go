@@ -29,6 +29,9 @@ func (p *Pipeline) newBatch(ctx context.Context, recs []*kgo.Record) *batch {
 			in.firstSeen = now
 		}
 		_, _ = p.decode(ctx, in)
+		if out := p.kept.takeFor(in); out != nil {
+			b.outcomes[in] = out // executed before an aborted write: not again
+		}
 		b.ins = append(b.ins, in)
 	}
 	return b
@@ -53,8 +56,11 @@ func (p *Pipeline) runBatch(ctx context.Context, b *batch) {
 func (p *Pipeline) runLane(ctx context.Context, b *batch, l *lane) {
 	var follow *retryState // set once a command of the lane is parked
 	for _, in := range l.items {
-		var out *outcome
+		b.mu.Lock()
+		out := b.outcomes[in] // kept from an aborted write
+		b.mu.Unlock()
 		switch {
+		case out != nil:
 		case follow != nil:
 			out = p.parkBehind(in, *follow)
 		case l.behind && !in.fromRetry:

@@ -32,6 +32,7 @@ type Pipeline struct {
 	session atomic.Pointer[kgo.GroupTransactSession] // the running session, for GroupJoined
 
 	marks    *attemptMarks // touched only by the Run goroutine
+	kept     keptOutcomes  // outcomes of batches aborted for a write failure (Run goroutine)
 	writes   *writeHealth
 	assigned atomic.Bool // partitions were assigned: reload the attempt marks
 
@@ -66,6 +67,7 @@ func New(cfg Config) (*Pipeline, error) {
 		kinds:   make(map[string]string),
 		parked:  newParkedSet(),
 		writes:  &writeHealth{threshold: cfg.WriteFailureThreshold},
+		kept:    keptOutcomes{},
 	}
 	p.marks = newAttemptMarks(cfg.Topics.Attempts, cfg.MaxPollRecords, cfg.Kafka)
 	for k, t := range cfg.Topics.Commands {

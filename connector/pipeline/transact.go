@@ -75,12 +75,16 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 	case committed:
 		p.metrics.transactions.WithLabelValues("commit").Inc()
 		p.writes.committed()
+		p.kept.forget(b)
 		p.parked.apply(b.parkedChanges())
 		p.countCommitted(b)
 	default:
 		p.metrics.transactions.WithLabelValues("abort").Inc()
 		p.log.Info("transaction aborted; records will be redelivered", slog.Int("records", len(recs)), slog.Bool("revoked", revoked))
 		p.reseed = true // a rebalance may have moved retry partitions
+		if writeErr != nil {
+			p.kept.keep(b)
+		}
 		if writeErr != nil && p.writes.failed(writeErr) {
 			return b, errWritesBlocked
 		}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/config"
 )
 
 // BrokersEnv names the environment variable with the bootstrap addresses of an existing cluster
@@ -115,6 +117,13 @@ var unsafeTopicChars = regexp.MustCompile(`[^a-zA-Z0-9._-]+`)
 // deletes it when t ends. Tests sharing one cluster therefore never see each other's records.
 func Topic(t testing.TB, cl *kgo.Client, partitions int32) string {
 	t.Helper()
+	return TopicWith(t, cl, partitions, nil)
+}
+
+// TopicWith is Topic with topic configurations (e.g. cleanup.policy=compact,
+// max.message.bytes).
+func TopicWith(t testing.TB, cl *kgo.Client, partitions int32, configs map[string]*string) string {
+	t.Helper()
 	var suffix [4]byte
 	_, _ = rand.Read(suffix[:])
 	name := unsafeTopicChars.ReplaceAllString(t.Name(), "-")
@@ -122,7 +131,7 @@ func Topic(t testing.TB, cl *kgo.Client, partitions int32) string {
 	adm := kadm.NewClient(cl) // not closed: that would close cl, which the caller owns
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	resp, err := adm.CreateTopic(ctx, partitions, -1, nil, name)
+	resp, err := adm.CreateTopic(ctx, partitions, -1, configs, name)
 	if err == nil {
 		err = resp.Err
 	}
@@ -153,6 +162,33 @@ func Topic(t testing.TB, cl *kgo.Client, partitions int32) string {
 		return true
 	})
 	return name
+}
+
+// ConnectorTopics points every topic variable of the connector
+// (PAYSESSION_TOPIC_*) at a fresh topic of t, created as the connector's
+// start-up check wants it: the sessions and attempts topics compacted, the
+// command and retry topics (default names under payments.commands.) with
+// commandPartitions partitions, the others with one. It returns variable →
+// topic name; the topics are deleted when t ends.
+func ConnectorTopics(t testing.TB, cl *kgo.Client, commandPartitions int32) map[string]string {
+	t.Helper()
+	compact := "compact"
+	out := map[string]string{}
+	for _, v := range config.Variables() {
+		if !strings.HasPrefix(v.Name, config.Prefix+"TOPIC_") {
+			continue
+		}
+		partitions := int32(1)
+		if strings.HasPrefix(v.Default, "payments.commands.") {
+			partitions = commandPartitions
+		}
+		var configs map[string]*string
+		if v.Name == config.Prefix+"TOPIC_SESSIONS" || v.Name == config.Prefix+"TOPIC_ATTEMPTS" {
+			configs = map[string]*string{"cleanup.policy": &compact}
+		}
+		out[v.Name] = TopicWith(t, cl, partitions, configs)
+	}
+	return out
 }
 
 // Eventually polls cond every 50ms until it holds, failing t with what (the condition in words)

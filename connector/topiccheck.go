@@ -1,0 +1,70 @@
+package connector
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/connector/topics"
+	"github.com/paysession/paysession/internal/config"
+)
+
+// TopicWants lists every topic the configuration uses and what the
+// connector needs of each: the command topics it reads, the retry and
+// attempts topics it reads and writes (attempts compacted), the outcome
+// topics it writes (sessions compacted, and read by the reconciler), and the
+// webhook-events and periodic topics when their parts are on.
+func TopicWants(cfg *config.Config) []topics.Want {
+	t := cfg.Topics
+	var ws []topics.Want
+	for _, topic := range pipelineTopics(t).Commands {
+		ws = append(ws, topics.Want{Topic: topic, Role: topics.Command, Read: true})
+	}
+	ws = append(ws,
+		topics.Want{Topic: t.Retry, Role: topics.Retry, Read: true, Write: true},
+		topics.Want{Topic: t.Attempts, Role: topics.Attempts, Read: true, Write: true, Compacted: true},
+		topics.Want{Topic: t.CommandResults, Role: topics.Results, Write: true},
+		topics.Want{Topic: t.Sessions, Role: topics.Sessions, Read: true, Write: true, Compacted: true},
+		topics.Want{Topic: t.DeadLetter, Role: topics.DeadLetter, Write: true},
+	)
+	if cfg.Webhook.Enabled {
+		ws = append(ws, topics.Want{Topic: t.WebhookEvents, Role: topics.WebhookEvents, Write: true})
+	}
+	if cfg.Publish.WalletBalanceInterval > 0 {
+		ws = append(ws, topics.Want{Topic: t.WalletBalances, Role: topics.Periodic, Write: true})
+	}
+	if cfg.Publish.FPSBanksInterval > 0 {
+		ws = append(ws, topics.Want{Topic: t.FPSBanks, Role: topics.Periodic, Write: true})
+	}
+	return ws
+}
+
+// verifyTopics checks every configured topic before anything runs: a
+// missing topic, a sessions or attempts topic that is not compacted, or a
+// cluster that cannot be asked stops the start with an error naming each;
+// settings that only weaken guarantees are logged. The report sizes what
+// the connector writes (dead letters, producer batch caps).
+func verifyTopics(ctx context.Context, cfg *config.Config, kafkaOpts []kgo.Opt, log *slog.Logger) (topics.Report, error) {
+	cl, err := kgo.NewClient(kafkaOpts...)
+	if err != nil {
+		return topics.Report{}, fmt.Errorf("kafka: %w", err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	rep, err := topics.Verify(ctx, kadm.NewClient(cl), TopicWants(cfg))
+	if err != nil {
+		return topics.Report{}, fmt.Errorf("verify kafka topics: %w", err)
+	}
+	if err := rep.Err(); err != nil {
+		return topics.Report{}, fmt.Errorf("kafka topics: %w", err)
+	}
+	for _, w := range rep.Warnings() {
+		log.Warn("kafka topic setting weakens a guarantee", slog.String("warning", w))
+	}
+	return rep, nil
+}

@@ -1,0 +1,171 @@
+package startup_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/connector"
+	"github.com/paysession/paysession/integration/harness"
+	"github.com/paysession/paysession/internal/config"
+	"github.com/paysession/paysession/internal/paysim"
+)
+
+// setup is a connector's configuration on the test broker, with every topic
+// created as the connector wants it (harness.ConnectorTopics) and a sandbox.
+type setup struct {
+	vars    map[string]string
+	client  *kgo.Client
+	sandbox *paysim.Server
+	calls   *callCounter
+}
+
+func newSetup(t *testing.T) *setup {
+	t.Helper()
+	brokers := harness.Kafka(t)
+	cl := harness.NewClient(t, kgo.ProducerLinger(0))
+	dir := t.TempDir()
+	partner, service, err := paysim.DevKeys(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := paysim.New(paysim.Config{ServiceKey: service, Seed: 1,
+		Projects: []paysim.Project{paysim.DevProject("startup", &partner.PublicKey, "")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	id := randomID()
+	vars := map[string]string{
+		"PAYSESSION_API_BASE_URL":                  sim.URL(),
+		"PAYSESSION_API_ALLOW_INSECURE_HTTP":       "true",
+		"PAYSESSION_API_PROJECT":                   "startup",
+		"PAYSESSION_API_PRIVATE_KEY_FILE":          filepath.Join(dir, paysim.DevPartnerPrivate),
+		"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES":  filepath.Join(dir, paysim.DevServicePublic),
+		"PAYSESSION_KAFKA_BROKERS":                 strings.Join(brokers, ","),
+		"PAYSESSION_KAFKA_GROUP_ID":                "startup-" + id,
+		"PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX": "startup-" + id,
+		"PAYSESSION_PIPELINE_BATCH_DEADLINE":       "2s",
+		"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT":  "20s",
+		"PAYSESSION_RECONCILER_INTERVAL":           "0",
+		"PAYSESSION_SHUTDOWN_GRACE":                "6s",
+	}
+	for name, topic := range harness.ConnectorTopics(t, cl, 1) {
+		vars[name] = topic
+	}
+	return &setup{vars: vars, client: cl, sandbox: sim, calls: &callCounter{byKey: map[string]int{}}}
+}
+
+// config loads the setup's configuration.
+func (s *setup) config(t *testing.T) *config.Config {
+	t.Helper()
+	cfg, err := config.Load(context.Background(), envconfig.MapLookuper(s.vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// newConnector builds a connector of the setup whose API calls are counted
+// per idempotency key.
+func (s *setup) newConnector(t *testing.T) (*connector.Connector, error) {
+	t.Helper()
+	cfg := s.config(t)
+	return connector.New(context.Background(), connector.Options{Config: cfg, Logger: cfg.Logger(io.Discard),
+		InstanceID: "startup", WebhookListener: listen(t), OpsListener: listen(t),
+		HTTPClient: &http.Client{Transport: s.calls.wrap(http.DefaultTransport), Timeout: 10 * time.Second},
+		KafkaOpts: []kgo.Opt{kgo.MetadataMinAge(250 * time.Millisecond), kgo.MetadataMaxAge(2 * time.Second),
+			kgo.FetchMaxWait(100 * time.Millisecond)}})
+}
+
+// callCounter counts API requests per idempotency key.
+type callCounter struct {
+	mu    sync.Mutex
+	byKey map[string]int
+}
+
+func (c *callCounter) wrap(next http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(r *http.Request) (*http.Response, error) {
+		if k := r.Header.Get("X-PARTNER-IDEMPOTENCY-KEY"); k != "" {
+			c.mu.Lock()
+			c.byKey[k]++
+			c.mu.Unlock()
+		}
+		return next.RoundTrip(r)
+	})
+}
+
+func (c *callCounter) max() (string, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var key string
+	n := 0
+	for k, v := range c.byKey {
+		if v > n {
+			key, n = k, v
+		}
+	}
+	return key, n
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// readyz returns /readyz's status code and its failed checks.
+func readyz(t *testing.T, c *connector.Connector) (int, map[string]string) {
+	t.Helper()
+	resp, err := http.Get("http://" + c.OpsAddr() + "/readyz")
+	if err != nil {
+		return 0, nil
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Failed map[string]string `json:"failed"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	return resp.StatusCode, body.Failed
+}
+
+// metric returns the text of /metrics.
+func metrics(t *testing.T, c *connector.Connector) string {
+	t.Helper()
+	resp, err := http.Get("http://" + c.OpsAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	return l
+}
+
+func randomID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -134,7 +134,7 @@ func (e *env) topicVars(ctx context.Context, partitions int) (map[string]string,
 		if v.Name == config.Prefix+"TOPIC_INIT_PAYOUT" {
 			p = int32(partitions)
 		}
-		res, err := e.admin.CreateTopic(ctx, p, -1, nil, name)
+		res, err := e.admin.CreateTopic(ctx, p, -1, harness.TopicConfigs(v.Name), name)
 		if err == nil {
 			err = res.Err
 		}

@@ -172,7 +172,6 @@ func TopicWith(t testing.TB, cl *kgo.Client, partitions int32, configs map[strin
 // topic name; the topics are deleted when t ends.
 func ConnectorTopics(t testing.TB, cl *kgo.Client, commandPartitions int32) map[string]string {
 	t.Helper()
-	compact := "compact"
 	out := map[string]string{}
 	for _, v := range config.Variables() {
 		if !strings.HasPrefix(v.Name, config.Prefix+"TOPIC_") {
@@ -182,13 +181,21 @@ func ConnectorTopics(t testing.TB, cl *kgo.Client, commandPartitions int32) map[
 		if strings.HasPrefix(v.Default, "payments.commands.") {
 			partitions = commandPartitions
 		}
-		var configs map[string]*string
-		if v.Name == config.Prefix+"TOPIC_SESSIONS" || v.Name == config.Prefix+"TOPIC_ATTEMPTS" {
-			configs = map[string]*string{"cleanup.policy": &compact}
-		}
-		out[v.Name] = TopicWith(t, cl, partitions, configs)
+		out[v.Name] = TopicWith(t, cl, partitions, TopicConfigs(v.Name))
 	}
 	return out
+}
+
+// TopicConfigs returns the topic configurations the connector's start-up
+// check requires of the topic of a PAYSESSION_TOPIC_* variable: compaction
+// for the sessions and attempts topics, nothing for the others.
+func TopicConfigs(variable string) map[string]*string {
+	switch variable {
+	case config.Prefix + "TOPIC_SESSIONS", config.Prefix + "TOPIC_ATTEMPTS":
+		compact := "compact"
+		return map[string]*string{"cleanup.policy": &compact}
+	}
+	return nil
 }
 
 // Eventually polls cond every 50ms until it holds, failing t with what (the condition in words)

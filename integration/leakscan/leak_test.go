@@ -2,7 +2,10 @@ package leakscan_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,11 +26,38 @@ const (
 	paymentCommand = `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":%q,"expiration_month":"12","expiration_year":"29","security_code":%q}}},"amount":%d,"currency":"rub","customer":{"reference":"leak-%d"}}`
 	// invalidCommand misspells amount: the pipeline dead-letters it, card and code included.
 	invalidCommand = `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":%q,"expiration_month":"12","expiration_year":"29","security_code":%q}}},"amout":120000,"currency":"rub"}`
+	// looseCommand carries card data in the looser forms of issue 13 item 8:
+	// a card grouped by underscores, a security code under another spelling
+	// of its name and in free text, a card grouped by dots in free text.
+	looseCommand = `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":%q,"expiration_month":"12","expiration_year":"29","Security_Code":%q}}},"amount":120000,"currency":"rub","customer":{"reference":%q}}`
 )
 
+// grouped writes a card number in groups of four joined by sep.
+func grouped(card, sep string) string {
+	var parts []string
+	for i := 0; i < len(card); i += 4 {
+		parts = append(parts, card[i:min(i+4, len(card))])
+	}
+	return strings.Join(parts, sep)
+}
+
+// resultKey is the key of a command's result: its idempotency key when the
+// key is valid, else "sha256:" and the first 12 bytes of the key's SHA-256
+// in hex (connector/pipeline's outcome key: an invalid key, which may be a
+// card number, is never published).
+func resultKey(key []byte) string {
+	if codec.ValidateIdempotencyKey(string(key)) == nil {
+		return string(key)
+	}
+	sum := sha256.Sum256(key)
+	return "sha256:" + hex.EncodeToString(sum[:12])
+}
+
 // TestNoCardDataLeaves runs the connector on the real broker with every
-// sandbox test card and a security code — payouts, payments and one invalid
-// command — and then scans everything the connector wrote or said: every
+// sandbox test card and a security code — payouts, payments, one invalid
+// command, one keyed by a card number and one with card data in looser
+// forms (separators, another spelling of security_code, free text, a
+// header) — and then scans everything the connector wrote or said: every
 // record (key, value, headers) of the command-results, sessions,
 // webhook-events and dead-letter topics, its debug-level log output and its
 // error. Command topics and the retry topic are upstream's input (commands
@@ -82,7 +112,7 @@ func TestNoCardDataLeaves(t *testing.T) {
 	for _, e := range errs {
 		check(t, s, "connector error", []byte(e))
 	}
-	want := map[string]int{topics.CommandResults: len(commands), topics.DeadLetter: 1}
+	want := map[string]int{topics.CommandResults: len(commands), topics.DeadLetter: 3}
 	for topic, n := range want {
 		if counts[topic] != n {
 			t.Errorf("%s: %d records, want %d", topic, counts[topic], n)
@@ -138,8 +168,18 @@ func buildCommands(t *testing.T, r *rig) []*kgo.Record {
 			&kgo.Record{Topic: cmds["init_payment"], Key: []byte(fmt.Sprintf("leak-%s-payment-%d", id, i)),
 				Value: []byte(fmt.Sprintf(paymentCommand, card, securityCode, 120000+i, i))})
 	}
-	return append(out, &kgo.Record{Topic: cmds["init_payment"], Key: []byte("leak-" + id + "-invalid"),
-		Value: []byte(fmt.Sprintf(invalidCommand, paysim.CardSuccess, securityCode))})
+	return append(out,
+		&kgo.Record{Topic: cmds["init_payment"], Key: []byte("leak-" + id + "-invalid"),
+			Value: []byte(fmt.Sprintf(invalidCommand, paysim.CardSuccess, securityCode))},
+		// A card number as the idempotency key (grouped by dots): invalid,
+		// and its result and dead letter must not be keyed by it.
+		&kgo.Record{Topic: cmds["init_payout"], Key: []byte(grouped(paysim.CardDeclined, ".")),
+			Value: []byte(fmt.Sprintf(payoutCommand, paysim.CardSuccess, 250100, 100))},
+		&kgo.Record{Topic: cmds["init_payment"], Key: []byte("leak-" + id + "-loose"),
+			Value: []byte(fmt.Sprintf(looseCommand, grouped(paysim.CardHold, "_"), securityCode,
+				"cvv "+securityCode+" card "+grouped(paysim.CardRequiresConfirm, "/"))),
+			Headers: []kgo.RecordHeader{{Key: "note", Value: []byte("card " + grouped(paysim.Card3DS, "."))}}},
+	)
 }
 
 // waitResults reads the results topic (read_committed) until every command has its result.
@@ -149,7 +189,7 @@ func waitResults(t *testing.T, r *rig, commands []*kgo.Record) {
 	defer cancel()
 	missing := map[string]bool{}
 	for _, c := range commands {
-		missing[string(c.Key)] = true
+		missing[resultKey(c.Key)] = true
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(r.cfg.Kafka.Brokers...), kgo.ConsumeTopics(r.cfg.Topics.CommandResults),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()),

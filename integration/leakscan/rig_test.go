@@ -96,11 +96,10 @@ func startRig(t *testing.T) *rig {
 		"PAYSESSION_LOG_LEVEL":                     "debug",
 		"PAYSESSION_LOG_FORMAT":                    "json",
 	}
-	// Every topic variable points at a fresh topic of this test.
-	for _, v := range config.Variables() {
-		if strings.HasPrefix(v.Name, config.Prefix+"TOPIC_") {
-			vars[v.Name] = harness.Topic(t, cl, 1)
-		}
+	// Every topic variable points at a fresh topic of this test, created
+	// as the connector's start-up check wants it.
+	for name, topic := range harness.ConnectorTopics(t, cl, 1) {
+		vars[name] = topic
 	}
 	ctx := context.Background()
 	cfg, err := config.Load(ctx, envconfig.MapLookuper(vars))

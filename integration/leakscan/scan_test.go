@@ -1,6 +1,7 @@
 package leakscan
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -61,5 +62,53 @@ func TestLuhn(t *testing.T) {
 	}
 	if Luhn("4111111111111112") || Luhn("") {
 		t.Error("Luhn accepts an invalid number")
+	}
+}
+
+// TestScanLooseForms checks that the scan finds card data in every form the
+// connector must mask: card numbers grouped by any single non-alphanumeric
+// separator (ASCII or not), JSON-escaped digits and separators, a card
+// behind another digit group, and security codes after any spelling of
+// their name in free text or JSON (with no codes configured) — and still
+// ignores dates, times, addresses and masked numbers.
+func TestScanLooseForms(t *testing.T) {
+	const card, code = "4111111111111111", "737"
+	tests := []struct {
+		name string
+		in   string
+		want []string // values found (Finding.Is), in any order
+	}{
+		{"dots", `4111.1111.1111.1111`, []string{card}},
+		{"slashes", `x 4111/1111/1111/1111 y`, []string{card}},
+		{"underscores", `4111_1111_1111_1111`, []string{card}},
+		{"colons", `4111:1111:1111:1111`, []string{card}},
+		{"no-break spaces", "4111\u00a01111\u00a01111\u00a01111", []string{card}},
+		{"amex grouping", `3782-822463-10005`, []string{"378282246310005"}},
+		{"json-escaped digits", `{"number":"\u0034111111111111111"}`, []string{card}},
+		{"json-escaped all digits", `"\u0034\u0031\u0031\u0031\u0031\u0031\u0031\u0031\u0031\u0031\u0031\u0031\u0031\u0031\u0031\u0031"`, []string{card}},
+		{"json-escaped slashes", `4111\/1111\/1111\/1111`, []string{card}},
+		{"behind another group", `18 4111 1111 1111 1111`, []string{card}},
+		{"avro length byte before", "\x0218\x204111111111111111", []string{card}},
+		{"code after cvv", `cvv 737`, []string{code}},
+		{"code after cvc colon", `cvc: 737 ok`, []string{code}},
+		{"code after security code", `security code 737`, []string{code}},
+		{"code in Security_Code member", `{"Security_Code":"737"}`, []string{code}},
+		{"code in escaped member", `{\"CVV2\":\"737\"}`, []string{code}},
+		{"code escaped", `{"cvv":"\u0037\u0033\u0037"}`, []string{code}},
+		{"masked card", `411111******1111 cvv ***`, nil},
+		{"date and time", `2026-11-24T04:50:43.737Z 10.0.0.12:9092`, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			found := Scan([]byte(tc.in)) // no configured codes: names find them
+			for _, w := range tc.want {
+				if !slices.ContainsFunc(found, func(f Finding) bool { return f.Is(w) }) {
+					t.Errorf("value of %d digits not found in %q (found %v)", len(w), tc.in, found)
+				}
+			}
+			if tc.want == nil && len(found) > 0 {
+				t.Errorf("found %v in %q, want nothing", found, tc.in)
+			}
+		})
 	}
 }

@@ -39,7 +39,13 @@
 //     webhook and ops endpoints on free loopback ports, reconciler off),
 //     and reads the outcomes. RigOptions.Brokers lets a broker fault test
 //     pass a harness.StartTestBroker's address; RigOptions.Webhooks makes
-//     paysim post its webhooks to the connector (-webhook-url).
+//     paysim post its webhooks to the connector (-webhook-url);
+//     RigOptions.TopicConfigs sets configs of a topic on creation (by its
+//     variable), MaxRecordBytes raises the rig producer's batch limit, and
+//     CountAPICalls puts a proxy counting requests per idempotency key
+//     (Rig.APICalls; replays included, which the sandbox's executions
+//     leave out) between the connector and the sandbox; it can hold
+//     requests (Hold, Release).
 //   - Process is one child in its own process group with its log under
 //     t.TempDir() (the tail is printed when the test failed): Kill (SIGKILL,
 //     waits for the exit), Restart (same command line, env, log file), Stop
@@ -47,7 +53,7 @@
 //     per test binary run (go build into a temporary directory).
 //   - Sandbox (a Process) reads the admin endpoints: Executions, Ledger,
 //     Webhooks, WaitIdle. Connector (a Process) waits for /readyz on start
-//     and Restart. StartConnector starts more connectors of the same env
+//     and Restart; Readyz reads it once (status and body). StartConnector starts more connectors of the same env
 //     (scaling; note that `connector run` takes its transactional id suffix
 //     from the host name, so processes on one host share it).
 //   - Rig.Produce writes JSON commands (Payout builds an init_payout to
@@ -88,14 +94,22 @@
 //     how many of their event ids (hex SHA-256 of the body) are on the
 //     webhook-events topic, and records beyond one per event id.
 //
+//   - dl extra: dead letters beyond one per produced record.
+//
+//   - max sends, readyz 503, answered s (issue 13's scenarios only, "-"
+//     elsewhere): the most API requests one key received (the counting
+//     proxy), the /readyz polls that answered 503 naming a missing topic
+//     while it was missing, and the seconds until every valid command had
+//     its result (-1: some never did).
+//
 //   - card leaks: full card numbers (leakscan: Luhn-valid digit runs not
 //     masked as bin+asterisks+last4) in any record of the results, sessions,
 //     webhook-events and dead-letter topics (key, value, headers) and in the
 //     rig connector's log — the leak scan of issue 9 run after every
 //     scenario, faults included.
 //
-// Pass: executed twice, missing, duplicate, wrong and card leaks all 0, and
-// every delivered webhook published exactly once.
+// Pass: executed twice, missing, duplicate, wrong, card leaks and dl extra
+// all 0, and every delivered webhook published exactly once.
 //
 // # Scenarios
 //
@@ -143,4 +157,32 @@
 //     it is down are redelivered). Every replica must commit results (by the
 //     producer id of its transactional id) and every step must change the
 //     group's membership.
+//   - 6 (topic_deleted_test.go, issue 13): the command-results topic is
+//     deleted with kadm while payouts flow and recreated with the same
+//     partitions, replication and configs 20 s later (small: 8 s;
+//     FAULTS_TOPIC_OUTAGE_SECONDS). Payouts of three phases: answered
+//     before the deletion; produced just before it while the counting
+//     proxy holds every API request until the topic is gone (so none of
+//     their results can be committed to the deleted topic); produced while
+//     the topic is missing. /readyz must answer 503 naming the topic
+//     while it is missing and the log must name it; after the recreation
+//     the connector recovers by itself (no restart, /readyz 200), every
+//     payout is accepted once, none executed twice, and no key is sent to
+//     the API more than 3 times (max sends). The outcome reader re-adds
+//     the recreated topic (Outcomes.Reconsume): a client never adopts a
+//     recreated topic's new id by itself.
+//   - 7 (poison_test.go, issue 13): on every partition of the init_payout
+//     topic (created with max.message.bytes=4194304; the dead-letter topic
+//     keeps the broker's 1 MB), valid payouts interleaved with records the
+//     connector must answer invalid: 2 MiB values, a bad amount, a
+//     duplicate member ({"amount":100,"amount":999999,...}), a member
+//     differing in case ("AMOUNT"), a raw 0xff byte in a JSON string, and
+//     a card number as the key (plain and with separators). Every record
+//     must get exactly one result (a dead letter alone is missing here)
+//     and at most one dead letter, all within 2 minutes (full: 5),
+//     nothing executed twice, no card leak.
+//
+// Scenarios 6 and 7 are skipped unless FAULTS_ISSUE13=1 until the
+// connector's fixes of issue 13 land: on the code they were written
+// against, they fail.
 package faults

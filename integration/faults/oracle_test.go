@@ -8,12 +8,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"text/tabwriter"
 	"time"
 
 	"github.com/paysession/paysession/integration/leakscan"
+	"github.com/paysession/paysession/internal/codec"
 )
 
 // Row is one scenario's line of the table: the three sets compared, and
@@ -43,6 +45,41 @@ type Row struct {
 	// keys, values, headers) and in the rig connector's log.
 	CardLeaks   int     `json:"card_leaks"`
 	WallSeconds float64 `json:"wall_seconds"`
+	// DeadLetterExtra counts dead letters beyond one per produced record.
+	DeadLetterExtra int `json:"dead_letter_extra"`
+	// The columns below are measured by the scenarios of issue 13 only
+	// (nil elsewhere, printed as "-").
+	//
+	// MaxSends is the most API requests one idempotency key received
+	// (idempotent replays included: the rig's counting proxy).
+	MaxSends *Count `json:"max_sends_per_key,omitempty"`
+	// ReadyzFailed counts the /readyz polls that answered 503 naming the
+	// missing topic while it was missing.
+	ReadyzFailed *Count `json:"readyz_failed,omitempty"`
+	// AnsweredSeconds is the time from the first command produced until
+	// every valid command had its result (-1: some never did).
+	AnsweredSeconds *Seconds `json:"answered_seconds,omitempty"`
+}
+
+// Count is a column that some scenarios measure; a nil *Count prints "-".
+type Count int
+
+func (c *Count) String() string {
+	if c == nil {
+		return "-"
+	}
+	return strconv.Itoa(int(*c))
+}
+
+// Seconds is a duration column that some scenarios measure; a nil
+// *Seconds prints "-".
+type Seconds float64
+
+func (s *Seconds) String() string {
+	if s == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(float64(*s), 'f', 1, 64)
 }
 
 // Verdict is a scenario's rule for one produced record's results: it
@@ -90,6 +127,7 @@ func Oracle(t testing.TB, r *Rig, row Row, verdict Verdict) Row {
 		row.Duplicate += len(rs)
 		t.Errorf("duplicate: %d results answer %v, which no test produced", len(rs), src)
 	}
+	row.DeadLetterExtra = deadLetterExtra(t, r.Produced, dls)
 	row.Executed, row.ExecutedTwice = ledgerCounts(t, r, keys)
 	row.WebhooksExpected, row.WebhooksPublished, row.WebhooksDuplicate = webhookCounts(t, r)
 	for _, f := range r.Outcomes.LeakFindings() {
@@ -97,6 +135,30 @@ func Oracle(t testing.TB, r *Rig, row Row, verdict Verdict) Row {
 	}
 	row.CardLeaks = r.Outcomes.Leaks() + logLeaks(t, r.Connector.Log())
 	return row
+}
+
+// deadLetterExtra counts the dead letters of produced records beyond one
+// per record.
+func deadLetterExtra(t testing.TB, produced []Command, dls []codec.DeadLetter) int {
+	t.Helper()
+	want := map[Position]bool{}
+	for _, c := range produced {
+		want[c.At] = true
+	}
+	per := map[Position]int{}
+	for _, d := range dls {
+		if p := (Position{d.OriginalTopic, d.OriginalPartition, d.OriginalOffset}); want[p] {
+			per[p]++
+		}
+	}
+	extra := 0
+	for p, n := range per {
+		if n > 1 {
+			extra += n - 1
+			t.Errorf("dead letters: the record at %v has %d", p, n)
+		}
+	}
+	return extra
 }
 
 // logLeaks counts the card numbers in a process log (the finding, masked,
@@ -176,9 +238,9 @@ func Check(t testing.TB, row Row) {
 	t.Helper()
 	table.add(row)
 	t.Logf("%s: %+v", row.Scenario, row)
-	if row.ExecutedTwice+row.Missing+row.Duplicate+row.Wrong+row.CardLeaks > 0 {
-		t.Errorf("%s: executed twice %d, missing %d, duplicate %d, wrong %d, card leaks %d; want 0 each",
-			row.Scenario, row.ExecutedTwice, row.Missing, row.Duplicate, row.Wrong, row.CardLeaks)
+	if row.ExecutedTwice+row.Missing+row.Duplicate+row.Wrong+row.CardLeaks+row.DeadLetterExtra > 0 {
+		t.Errorf("%s: executed twice %d, missing %d, duplicate %d, wrong %d, card leaks %d, extra dead letters %d; want 0 each",
+			row.Scenario, row.ExecutedTwice, row.Missing, row.Duplicate, row.Wrong, row.CardLeaks, row.DeadLetterExtra)
 	}
 	if lost := row.WebhooksExpected - row.WebhooksPublished; lost > 0 || row.WebhooksDuplicate > 0 {
 		t.Errorf("%s: webhooks unpublished %d, duplicate %d; want 0 each", row.Scenario, lost, row.WebhooksDuplicate)
@@ -204,11 +266,12 @@ func (rs *rows) print(w io.Writer) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tseed\tcommands\tkills\trestarts\tin window\texecuted\texec twice\tresults\tmissing\tduplicate\twrong\twh expected\twh published\twh duplicate\tcard leaks\twall s\t")
+	fmt.Fprintln(tw, "scenario\tseed\tcommands\tkills\trestarts\tin window\texecuted\texec twice\tresults\tmissing\tduplicate\twrong\twh expected\twh published\twh duplicate\tcard leaks\tdl extra\tmax sends\treadyz 503\tanswered s\twall s\t")
 	for _, r := range rs.rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", r.Scenario, r.Seed, r.Commands,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%.1f\t\n", r.Scenario, r.Seed, r.Commands,
 			r.Kills, r.Restarts, r.InWindow, r.Executed, r.ExecutedTwice, r.Results, r.Missing, r.Duplicate, r.Wrong,
-			r.WebhooksExpected, r.WebhooksPublished, r.WebhooksDuplicate, r.CardLeaks, r.WallSeconds)
+			r.WebhooksExpected, r.WebhooksPublished, r.WebhooksDuplicate, r.CardLeaks, r.DeadLetterExtra,
+			r.MaxSends, r.ReadyzFailed, r.AnsweredSeconds, r.WallSeconds)
 	}
 	_ = tw.Flush()
 }

@@ -37,6 +37,7 @@ func (r Result) Source() Position {
 // Outcomes reads the command-results, dead-letter and webhook-events
 // topics from the start with read_committed for as long as the test runs.
 type Outcomes struct {
+	cl          *kgo.Client
 	mu          sync.Mutex
 	results     []Result
 	deadLetters []codec.DeadLetter
@@ -60,7 +61,7 @@ func ReadOutcomes(t testing.TB, brokers []string, results, deadLetter, webhookEv
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &Outcomes{}
+	o := &Outcomes{cl: cl}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -77,6 +78,15 @@ func ReadOutcomes(t testing.TB, brokers []string, results, deadLetter, webhookEv
 	}()
 	t.Cleanup(func() { cancel(); <-done; cl.Close() })
 	return o
+}
+
+// Reconsume reads topic again from its start after it was deleted and
+// recreated: a client never adopts a recreated topic's new id by itself
+// (it fails the topic with UNKNOWN_TOPIC_ID until purged and re-added).
+// Records read before the deletion stay in the outcomes.
+func (o *Outcomes) Reconsume(topic string) {
+	o.cl.PurgeTopicsFromClient(topic)
+	o.cl.AddConsumeTopics(topic)
 }
 
 // scan records the card data in r's key, value and headers.

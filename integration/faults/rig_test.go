@@ -30,6 +30,18 @@ type RigOptions struct {
 	SandboxFlags []string
 	// Env overrides connector variables (PAYSESSION_...).
 	Env map[string]string
+	// TopicConfigs are topic configs set on creation, by variable
+	// (PAYSESSION_TOPIC_...): e.g. max.message.bytes of a command topic,
+	// cleanup.policy of the sessions topic. Other topics keep the broker's
+	// defaults.
+	TopicConfigs map[string]map[string]string
+	// MaxRecordBytes raises the limit of the rig's producer batches (the
+	// client's default is 1 MB) for scenarios that write larger records;
+	// the topic must allow them (TopicConfigs: max.message.bytes).
+	MaxRecordBytes int32
+	// CountAPICalls puts a proxy that counts requests per idempotency key
+	// between the connector and the sandbox (Rig.APICalls).
+	CountAPICalls bool
 }
 
 // Rig is one scenario's world: fresh topics on the broker, a paysim
@@ -43,6 +55,7 @@ type Rig struct {
 	Connector *Connector
 	Outcomes  *Outcomes
 	Produced  []Command // every command produced through the rig, with its position
+	APICalls  *APICalls // requests per key, with RigOptions.CountAPICalls
 }
 
 // NewRig creates the topics (deleted when t ends), starts the sandbox and
@@ -56,8 +69,12 @@ func NewRig(t testing.TB, o RigOptions) *Rig {
 		o.Partitions = 3
 	}
 	r := &Rig{ID: randomID(), Brokers: o.Brokers, Topics: map[string]string{}}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(o.Brokers...), kgo.ProducerLinger(5*time.Millisecond),
-		kgo.MaxBufferedRecords(1<<20))
+	opts := []kgo.Opt{kgo.SeedBrokers(o.Brokers...), kgo.ProducerLinger(5 * time.Millisecond),
+		kgo.MaxBufferedRecords(1 << 20)}
+	if o.MaxRecordBytes > 0 {
+		opts = append(opts, kgo.ProducerBatchMaxBytes(o.MaxRecordBytes))
+	}
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +89,9 @@ func NewRig(t testing.TB, o RigOptions) *Rig {
 			partitions = o.Partitions
 		}
 		r.Topics[v.Name] = harness.Topic(t, cl, partitions)
+		if cfg := o.TopicConfigs[v.Name]; len(cfg) > 0 {
+			setTopicConfigs(t, cl, r.Topics[v.Name], cfg)
+		}
 	}
 	env := connectorEnv(o.Brokers, nil, r.ID, r.Topics, o.Env)
 	env["PAYSESSION_WEBHOOK_LISTEN_ADDR"] = freeAddr(t)
@@ -81,10 +101,36 @@ func NewRig(t testing.TB, o RigOptions) *Rig {
 	}
 	r.Sandbox = StartSandbox(t, SandboxOptions{WebhookURL: hookURL, Flags: o.SandboxFlags})
 	sandboxVars(env, r.Sandbox)
+	if o.CountAPICalls {
+		r.APICalls = StartAPICalls(t, r.Sandbox.URL)
+		env["PAYSESSION_API_BASE_URL"] = r.APICalls.URL
+	}
 	r.Outcomes = ReadOutcomes(t, o.Brokers, r.Topics["PAYSESSION_TOPIC_COMMAND_RESULTS"],
 		r.Topics["PAYSESSION_TOPIC_DEAD_LETTER"], r.Topics["PAYSESSION_TOPIC_WEBHOOK_EVENTS"], r.Topics["PAYSESSION_TOPIC_SESSIONS"])
 	r.Connector = StartConnector(t, env)
 	return r
+}
+
+// setTopicConfigs sets configs on topic (before anything is produced to
+// it: harness.Topic creates topics with the broker's defaults).
+func setTopicConfigs(t testing.TB, cl *kgo.Client, topic string, configs map[string]string) {
+	t.Helper()
+	var alter []kadm.AlterConfig
+	for k, v := range configs {
+		alter = append(alter, kadm.AlterConfig{Op: kadm.SetConfig, Name: k, Value: &v})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resps, err := kadm.NewClient(cl).AlterTopicConfigs(ctx, alter, topic)
+	if err == nil {
+		var resp kadm.AlterConfigsResponse
+		if resp, err = resps.On(topic, nil); err == nil {
+			err = resp.Err
+		}
+	}
+	if err != nil {
+		t.Fatalf("set configs %v of %s: %v", configs, topic, err)
+	}
 }
 
 func randomID() string {

@@ -106,3 +106,40 @@ func TestOutcomeKeyOfInvalidKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestParkedCommandTooLargeForRetryTopic: a command that must be parked but
+// would not fit the retry topic gets a final result instead of aborting
+// every transaction that holds it.
+func TestParkedCommandTooLargeForRetryTopic(t *testing.T) {
+	const limit = 4096
+	for _, sent := range []bool{false, true} {
+		p := newTestPipeline(t, &fakeAPI{}, func(c *Config) {
+			c.Limits = topics.Report{Topics: []topics.TopicReport{{Topic: DefaultTopics().Retry, Exists: true,
+				ConfigsKnown: true, MaxMessageBytes: limit}}}
+		})
+		rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte("key-0001"), Timestamp: testNow,
+			Value: []byte(`{"session_id":"ps_1","x":"` + strings.Repeat("x", 2*limit) + `"}`)}
+		in := newInbound(rec, "capture", false)
+		b := &batch{ins: []*inbound{in}, outcomes: map[*inbound]*outcome{
+			in: park(in, retryState{attempts: 1, sent: sent, nextAttempt: testNow}, false)}}
+		recs, err := p.recordsOf(context.Background(), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := codec.StatusRejected
+		if sent {
+			want = codec.StatusIndeterminate
+		}
+		if len(recs) == 0 || recs[0].Topic != p.cfg.Topics.Results {
+			t.Fatalf("sent=%v: records %v, want a result first", sent, recs)
+		}
+		if out := b.outcomes[in]; out.park != nil || out.verdict.Status != want || out.verdict.Code != "record_too_large" {
+			t.Errorf("sent=%v: outcome %+v, want %s record_too_large", sent, out.verdict, want)
+		}
+		for _, r := range recs {
+			if r.Topic == p.cfg.Topics.Retry {
+				t.Errorf("sent=%v: a retry record was written", sent)
+			}
+		}
+	}
+}

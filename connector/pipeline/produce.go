@@ -22,8 +22,14 @@ func (p *Pipeline) recordsOf(ctx context.Context, b *batch) ([]*kgo.Record, erro
 			return nil, fmt.Errorf("command %s at %s/%d/%d has no outcome", in.kind, in.src.Topic, in.src.Partition, in.src.Offset)
 		}
 		if out.park != nil {
-			recs = append(recs, retryRecord(out, p.cfg.Topics.Retry))
-			continue
+			if r := retryRecord(out, p.cfg.Topics.Retry); p.cfg.Limits.Fits(r) {
+				recs = append(recs, r)
+				continue
+			}
+			out = p.unparkable(out, now)
+			b.mu.Lock()
+			b.outcomes[in] = out
+			b.mu.Unlock()
 		}
 		rs, err := p.outcomeRecords(ctx, out, now)
 		if err != nil {
@@ -97,4 +103,21 @@ func (p *Pipeline) deadLetterRecord(ctx context.Context, out *outcome, key []byt
 	}
 	l.headers = []kgo.RecordHeader{hdr(HeaderDeadLetterHeaders, "withheld")}
 	return build(l)
+}
+
+// unparkable ends a command that should be parked but whose record would not
+// fit the retry topic (a command topic that accepts larger records than the
+// retry topic): it gets its final result now instead of wedging the
+// partition — indeterminate when an attempt may have reached the service,
+// else rejected, never sent.
+func (p *Pipeline) unparkable(out *outcome, now time.Time) *outcome {
+	r := out.park.retry
+	desc := fmt.Sprintf("command of %d bytes does not fit the retry topic %s", len(out.in.rec.Value), p.cfg.Topics.Retry)
+	v := verdict{Status: codec.StatusRejected, Code: "record_too_large", Description: desc + "; not sent"}
+	if r.sent {
+		v = verdict{Status: codec.StatusIndeterminate, Code: "record_too_large",
+			Description: desc + "; an earlier attempt may have reached the service"}
+	}
+	return &outcome{in: out.in, verdict: v, sessionID: out.sessionID, attempts: r.attempts, first: r.firstAttempt,
+		last: r.firstAttempt, latency: now.Sub(out.in.firstSeen)}
 }

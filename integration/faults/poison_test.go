@@ -86,12 +86,8 @@ func TestPoisonStream(t *testing.T) {
 	brokers := harness.Kafka(t)
 	binary(t, "paysim")
 	start := time.Now()
-	configs := map[string]map[string]string{"PAYSESSION_TOPIC_INIT_PAYOUT": {"max.message.bytes": "4194304"}}
-	for k, v := range compactedSessions {
-		configs[k] = v
-	}
-	r := NewRig(t, RigOptions{Brokers: brokers, Partitions: partitions, TopicConfigs: configs,
-		MaxRecordBytes: 4_000_000})
+	r := NewRig(t, RigOptions{Brokers: brokers, Partitions: partitions, MaxRecordBytes: 4_000_000,
+		TopicConfigs: map[string]map[string]string{"PAYSESSION_TOPIC_INIT_PAYOUT": {"max.message.bytes": "4194304"}}})
 
 	kindOf := map[Position]poisonKind{}
 	var cmds []Command

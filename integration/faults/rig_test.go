@@ -88,10 +88,14 @@ func NewRig(t testing.TB, o RigOptions) *Rig {
 		if strings.HasPrefix(v.Default, "payments.commands.") {
 			partitions = o.Partitions
 		}
-		r.Topics[v.Name] = harness.Topic(t, cl, partitions)
-		if cfg := o.TopicConfigs[v.Name]; len(cfg) > 0 {
-			setTopicConfigs(t, cl, r.Topics[v.Name], cfg)
+		configs := harness.TopicConfigs(v.Name) // what the connector's start-up check requires
+		for k, val := range o.TopicConfigs[v.Name] {
+			if configs == nil {
+				configs = map[string]*string{}
+			}
+			configs[k] = &val
 		}
+		r.Topics[v.Name] = harness.TopicWith(t, cl, partitions, configs)
 	}
 	env := connectorEnv(o.Brokers, nil, r.ID, r.Topics, o.Env)
 	env["PAYSESSION_WEBHOOK_LISTEN_ADDR"] = freeAddr(t)
@@ -109,28 +113,6 @@ func NewRig(t testing.TB, o RigOptions) *Rig {
 		r.Topics["PAYSESSION_TOPIC_DEAD_LETTER"], r.Topics["PAYSESSION_TOPIC_WEBHOOK_EVENTS"], r.Topics["PAYSESSION_TOPIC_SESSIONS"])
 	r.Connector = StartConnector(t, env)
 	return r
-}
-
-// setTopicConfigs sets configs on topic (before anything is produced to
-// it: harness.Topic creates topics with the broker's defaults).
-func setTopicConfigs(t testing.TB, cl *kgo.Client, topic string, configs map[string]string) {
-	t.Helper()
-	var alter []kadm.AlterConfig
-	for k, v := range configs {
-		alter = append(alter, kadm.AlterConfig{Op: kadm.SetConfig, Name: k, Value: &v})
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	resps, err := kadm.NewClient(cl).AlterTopicConfigs(ctx, alter, topic)
-	if err == nil {
-		var resp kadm.AlterConfigsResponse
-		if resp, err = resps.On(topic, nil); err == nil {
-			err = resp.Err
-		}
-	}
-	if err != nil {
-		t.Fatalf("set configs %v of %s: %v", configs, topic, err)
-	}
 }
 
 func randomID() string {

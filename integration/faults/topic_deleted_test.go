@@ -66,7 +66,7 @@ func TestOutcomeTopicDeleted(t *testing.T) {
 	brokers := harness.Kafka(t)
 	binary(t, "paysim")
 	start := time.Now()
-	r := NewRig(t, RigOptions{Brokers: brokers, CountAPICalls: true, TopicConfigs: compactedSessions})
+	r := NewRig(t, RigOptions{Brokers: brokers, CountAPICalls: true})
 	results := r.Topics["PAYSESSION_TOPIC_COMMAND_RESULTS"]
 	next := 0
 	phase := func(name string) []Command {
@@ -146,12 +146,6 @@ func TestOutcomeTopicDeleted(t *testing.T) {
 		t.Errorf("key %s was sent to the API %d times; want at most %d (a missing topic must park work, not re-execute it)",
 			key, most, maxSendsPerKey)
 	}
-}
-
-// compactedSessions is the sessions topic as production has it (the
-// connector may refuse a sessions topic that is not compacted).
-var compactedSessions = map[string]map[string]string{
-	"PAYSESSION_TOPIC_SESSIONS": {"cleanup.policy": "compact"},
 }
 
 // acceptedWithSession is the verdict of scenarios whose payouts must all be

@@ -3,6 +3,7 @@ package codec
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -37,4 +38,33 @@ func BenchmarkDecodeSingleObject(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchmarkDecode(b, value)
+}
+
+// BenchmarkStrictJSONCheck measures the strict reader alone, the part of
+// BenchmarkDecodeJSON that encoding/json does not do.
+func BenchmarkStrictJSONCheck(b *testing.B) {
+	value, err := json.Marshal(sampleCommands()[KindInitPayout])
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := reflect.TypeOf(&InitPayout{})
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := checkStrictJSON(value, t); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStrictStringsCheck measures the string check of a decoded Avro
+// command alone, the part of BenchmarkDecodeSingleObject that hamba/avro
+// does not do.
+func BenchmarkStrictStringsCheck(b *testing.B) {
+	cmd := sampleCommands()[KindInitPayout]
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := checkStrictStrings(FormatSingleObject, cmd); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

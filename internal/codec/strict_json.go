@@ -501,6 +501,10 @@ func (r *strictReader) str(isName bool) (raw []byte, escaped bool, err error) {
 	start := r.pos + 1
 	for i := start; i < len(d); {
 		c := d[i]
+		if strictPlain[c] {
+			i++
+			continue
+		}
 		switch {
 		case c == '"':
 			r.pos = i + 1
@@ -535,6 +539,15 @@ func (r *strictReader) str(isName bool) (raw []byte, escaped bool, err error) {
 	}
 	return nil, false, errStrictSyntax
 }
+
+// strictPlain marks the bytes a string's content may hold as they are:
+// printable ASCII other than the quote and the backslash.
+var strictPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // rawName returns the raw bytes of the member name starting at start, up to
 // its closing quote (or a bounded length), for an error message.

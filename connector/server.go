@@ -13,12 +13,63 @@ import (
 // HTTPServer is an http.Server as a part with Run(ctx): it serves until ctx
 // ends, then shuts down gracefully within Grace (in-flight requests are
 // answered, new connections refused).
+//
+// The timeouts and the header limit bound what one connection can hold: a
+// client that never finishes its headers (slowloris) is cut off after
+// ReadHeaderTimeout, one that trickles its body after ReadTimeout, an idle
+// keep-alive connection after IdleTimeout. Zero values take the defaults
+// shown (Default* below).
 type HTTPServer struct {
 	Name     string
 	Listener net.Listener
 	Handler  http.Handler
 	Grace    time.Duration
 	Logger   *slog.Logger
+
+	// ReadHeaderTimeout bounds reading a request's headers. Default 10s.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, headers and body.
+	// Default 30s.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds a request from the end of its headers to the end
+	// of the answer; it must cover the handler's own waits (the webhook
+	// ingress waits up to its PublishTimeout for Kafka). Default 30s.
+	WriteTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection idle this long. Default 2m.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds a request's headers. Default
+	// http.DefaultMaxHeaderBytes (1 MiB).
+	MaxHeaderBytes int
+}
+
+// Defaults of HTTPServer's timeouts.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultWriteTimeout      = 30 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
+)
+
+// server returns the http.Server, defaults applied.
+func (s *HTTPServer) server() *http.Server {
+	orDefault := func(d, def time.Duration) time.Duration {
+		if d > 0 {
+			return d
+		}
+		return def
+	}
+	maxHeader := s.MaxHeaderBytes
+	if maxHeader <= 0 {
+		maxHeader = http.DefaultMaxHeaderBytes
+	}
+	return &http.Server{
+		Handler:           s.Handler,
+		ReadHeaderTimeout: orDefault(s.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+		ReadTimeout:       orDefault(s.ReadTimeout, DefaultReadTimeout),
+		WriteTimeout:      orDefault(s.WriteTimeout, DefaultWriteTimeout),
+		IdleTimeout:       orDefault(s.IdleTimeout, DefaultIdleTimeout),
+		MaxHeaderBytes:    maxHeader,
+	}
 }
 
 // Listen opens a TCP listener for addr; ":0" picks a free port.
@@ -32,13 +83,7 @@ func Listen(addr string) (net.Listener, error) {
 
 // Run serves until ctx ends and returns after the graceful shutdown.
 func (s *HTTPServer) Run(ctx context.Context) error {
-	srv := &http.Server{
-		Handler:           s.Handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
+	srv := s.server()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(s.Listener) }()
 	s.Logger.Info("http server listening", slog.String("server", s.Name), slog.String("addr", s.Listener.Addr().String()))

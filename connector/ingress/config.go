@@ -23,6 +23,12 @@ type Producer interface {
 	TryProduce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error))
 }
 
+// Defaults of Config's limits.
+const (
+	DefaultMaxBodyBytes = 64 << 10
+	DefaultMaxInFlight  = 128
+)
+
 // Config configures an Ingress. Zero durations and sizes take the defaults
 // shown.
 type Config struct {
@@ -46,8 +52,16 @@ type Config struct {
 	WebhookEventsTopic string
 	// SessionsTopic default "payments.sessions".
 	SessionsTopic string
-	// MaxBodyBytes answers 413 above it. Default 1 MiB.
+	// MaxBodyBytes answers 413 above it. Default 64 KiB: real webhooks are
+	// a few KB (a session with its operations), and every request in
+	// flight may hold this much, so MaxInFlight × MaxBodyBytes bounds the
+	// memory the port can take (8 MiB by default).
 	MaxBodyBytes int64
+	// MaxInFlight bounds the requests that passed the header checks and
+	// are being served (body read, verified, waiting for Kafka); beyond it
+	// a request gets 503 with Retry-After before its body is read. Default
+	// 128.
+	MaxInFlight int
 	// PublishTimeout bounds the wait for Kafka before answering 503.
 	// Default 10s.
 	PublishTimeout time.Duration
@@ -74,7 +88,8 @@ func (c *Config) defaults() {
 	fields.Default(&c.Path, "/webhooks")
 	fields.Default(&c.WebhookEventsTopic, "payments.webhook-events")
 	fields.Default(&c.SessionsTopic, "payments.sessions")
-	fields.Default(&c.MaxBodyBytes, 1<<20)
+	fields.Default(&c.MaxBodyBytes, DefaultMaxBodyBytes)
+	fields.Default(&c.MaxInFlight, DefaultMaxInFlight)
 	fields.Default(&c.PublishTimeout, 10*time.Second)
 	fields.Default(&c.DeliveryTimeout, 2*time.Minute)
 	fields.Default(&c.DedupeTTL, 25*time.Hour)
@@ -110,6 +125,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxBodyBytes < 0 {
 		add("MaxBodyBytes", "%d is negative", c.MaxBodyBytes)
+	}
+	if c.MaxInFlight < 0 {
+		add("MaxInFlight", "%d is negative", c.MaxInFlight)
 	}
 	for _, d := range []struct {
 		name string

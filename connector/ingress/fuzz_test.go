@@ -31,6 +31,8 @@ const fuzzMaxBody = 1024
 //   - a 200 or a produced record only when X-PARTNER-SIGN is a true
 //     signature of exactly that body by a configured key; every other
 //     answer produces nothing;
+//   - past method and content type, a header that is not RSA-shaped
+//     (rsaShaped) gets 401 whatever the body;
 //   - a genuinely signed request gets the code its method, content type,
 //     size and body call for, and a well-formed webhook is accepted with
 //     one webhook-events record (key session id, event id SHA-256 of the
@@ -75,7 +77,7 @@ func FuzzServeHTTP(f *testing.F) {
 			c.Verifier = signing.NewRSAVerifier(signing.PKCS1v15, &cur.PublicKey, &prev.PublicKey)
 		})
 		want := expectedCode(fx, method, ctype, b)
-		// The handler looks at the signature only once method, content type
+		// The handler verifies the signature only once method, content type
 		// and size pass (want 200 or 400); before that, signing would be
 		// wasted and the fuzzed header stays.
 		resign = resign && (want == http.StatusOK || want == http.StatusBadRequest)
@@ -85,6 +87,10 @@ func FuzzServeHTTP(f *testing.F) {
 				k = prev
 			}
 			sig = cachedSign(t, k, b)
+		} else if want != http.StatusMethodNotAllowed && want != http.StatusUnsupportedMediaType && !rsaShaped(sig) {
+			// The header's shape is checked right after the content type,
+			// before the body is read.
+			want = http.StatusUnauthorized
 		}
 		req := httptest.NewRequest(http.MethodPost, "/webhooks", bytes.NewReader(b))
 		req.Method = method // any token: the request line is not under test
@@ -123,7 +129,8 @@ func FuzzServeHTTP(f *testing.F) {
 }
 
 // expectedCode is the answer to a genuinely signed request, following the
-// handler's documented order of checks.
+// handler's documented order of checks (a genuine signature always has the
+// shape the handler checks before the body).
 func expectedCode(fx *fixture, method, ctype string, b []byte) int {
 	if method != http.MethodPost {
 		return http.StatusMethodNotAllowed
@@ -138,6 +145,13 @@ func expectedCode(fx *fixture, method, ctype string, b []byte) int {
 		return http.StatusBadRequest
 	}
 	return http.StatusOK
+}
+
+// rsaShaped is the oracle of the shape check: standard Base64 of as many
+// bytes as an RSA signature of 1024 to 8192 bits has.
+func rsaShaped(sig string) bool {
+	b, err := base64.StdEncoding.DecodeString(sig)
+	return err == nil && len(b) >= 128 && len(b) <= 1024
 }
 
 // checkPublished checks the records of an accepted webhook.

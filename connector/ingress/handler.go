@@ -16,16 +16,28 @@ import (
 // ServeHTTP answers one webhook delivery. Every 4xx publishes nothing; 200
 // means Kafka acknowledged every record of the webhook (or did so for an
 // earlier delivery of the same body); 503 asks the service to retry.
+//
+// Everything that can be judged from the request line and headers (path,
+// method, content type, the shape of X-PARTNER-SIGN, the bound on requests
+// in flight) is judged before the body is read, so traffic that will be
+// refused costs neither memory nor a body read.
 func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if code, verdict := in.precheck(r); code != 0 {
+	sig, code, verdict := in.precheck(r)
+	if code != 0 {
 		in.reject(w, code, "none", verdict)
 		return
 	}
-	if !in.enter() {
+	switch in.enter() {
+	case entered:
+	case overloaded:
+		w.Header().Set("Retry-After", retryAfterOverloaded)
+		in.reject(w, http.StatusServiceUnavailable, "none", verdictOverloaded)
+		return
+	default:
 		in.reject(w, http.StatusServiceUnavailable, "none", verdictUnavailable)
 		return
 	}
-	defer in.handlers.Done()
+	defer in.leave()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, in.cfg.MaxBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -36,7 +48,7 @@ func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.reject(w, http.StatusBadRequest, "none", verdictMalformed)
 		return
 	}
-	if err := in.cfg.Verifier.Verify(body, r.Header.Get("X-PARTNER-SIGN")); err != nil {
+	if err := in.cfg.Verifier.Verify(body, sig); err != nil {
 		in.cfg.Logger.Warn("webhook signature rejected", slog.String("remote", r.RemoteAddr), slog.Any("error", err))
 		in.reject(w, http.StatusUnauthorized, "none", verdictBadSignature)
 		return
@@ -51,19 +63,27 @@ func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	in.accept(w, r, wh, hex.EncodeToString(sum[:]))
 }
 
-// precheck checks path, method and content type before reading the body.
-func (in *Ingress) precheck(r *http.Request) (int, string) {
+// precheck checks path, method, content type and the signature header's
+// shape before the body is read, and returns the signature.
+func (in *Ingress) precheck(r *http.Request) (sig string, code int, verdict string) {
 	if r.URL.Path != in.cfg.Path {
-		return http.StatusNotFound, verdictNotFound
+		return "", http.StatusNotFound, verdictNotFound
 	}
 	if r.Method != http.MethodPost {
-		return http.StatusMethodNotAllowed, verdictBadMethod
+		return "", http.StatusMethodNotAllowed, verdictBadMethod
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return http.StatusUnsupportedMediaType, verdictBadContentType
+		return "", http.StatusUnsupportedMediaType, verdictBadContentType
 	}
-	return 0, ""
+	sig, err = signatureShape(r.Header)
+	if err != nil {
+		// Debug only: unsigned traffic is counted by the requests metric,
+		// and a flood of it must not flood the log too.
+		in.cfg.Logger.Debug("webhook refused before its body", slog.String("remote", r.RemoteAddr), slog.Any("error", err))
+		return "", http.StatusUnauthorized, verdictBadSignature
+	}
+	return sig, 0, ""
 }
 
 // accept publishes a verified webhook, or waits for an earlier delivery of

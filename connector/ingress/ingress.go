@@ -21,6 +21,7 @@ type Ingress struct {
 	stopMu   sync.RWMutex // orders handlers.Add before Shutdown's Wait
 	stopping bool
 	handlers sync.WaitGroup // requests being served
+	slots    chan struct{}  // one token per request in flight, MaxInFlight at most
 	pending  sync.WaitGroup // publish attempts not yet settled
 }
 
@@ -36,7 +37,8 @@ func New(cfg Config) (*Ingress, error) {
 		return nil, fmt.Errorf("webhook ingress metrics: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Ingress{cfg: cfg, metrics: m, deliveries: d, baseCtx: ctx, cancel: cancel}, nil
+	return &Ingress{cfg: cfg, metrics: m, deliveries: d, baseCtx: ctx, cancel: cancel,
+		slots: make(chan struct{}, cfg.MaxInFlight)}, nil
 }
 
 // Path returns the URL path the ingress serves.
@@ -75,15 +77,43 @@ func (in *Ingress) Shutdown(ctx context.Context) error {
 	}
 }
 
-// enter counts a request in, or reports that the ingress is stopping.
-func (in *Ingress) enter() bool {
+// admission is enter's answer.
+type admission int
+
+const (
+	entered    admission = iota
+	overloaded           // MaxInFlight requests are being served
+	stopping             // Shutdown has begun
+)
+
+// retryAfterOverloaded is the Retry-After (seconds) of a 503 beyond
+// MaxInFlight: requests in flight end within PublishTimeout, most of them
+// in milliseconds, and the service retries at its own growing intervals.
+const retryAfterOverloaded = "1"
+
+// enter counts a request in, unless the ingress is stopping or already
+// serves MaxInFlight requests. A request that entered must call leave.
+func (in *Ingress) enter() admission {
 	in.stopMu.RLock()
 	defer in.stopMu.RUnlock()
 	if in.stopping {
-		return false
+		return stopping
+	}
+	select {
+	case in.slots <- struct{}{}:
+	default:
+		return overloaded
 	}
 	in.handlers.Add(1)
-	return true
+	in.metrics.inFlight.Inc()
+	return entered
+}
+
+// leave counts a request out.
+func (in *Ingress) leave() {
+	in.metrics.inFlight.Dec()
+	<-in.slots
+	in.handlers.Done()
 }
 
 // stripe returns the lock that orders the records of one session.

@@ -10,6 +10,7 @@ type metrics struct {
 	requests        *prometheus.CounterVec
 	publishDuration prometheus.Histogram
 	states          *prometheus.CounterVec
+	inFlight        prometheus.Gauge
 }
 
 // Verdicts of paysession_webhook_requests_total.
@@ -23,6 +24,7 @@ const (
 	verdictBadSignature   = "bad_signature"
 	verdictMalformed      = "malformed"
 	verdictUnavailable    = "unavailable"
+	verdictOverloaded     = "overloaded" // beyond MaxInFlight: 503 with Retry-After
 )
 
 func newMetrics(reg prometheus.Registerer, dedupe *deliveries) (*metrics, error) {
@@ -40,6 +42,10 @@ func newMetrics(reg prometheus.Registerer, dedupe *deliveries) (*metrics, error)
 			Name: "paysession_webhook_session_states_total",
 			Help: "Session states carried by webhooks: published, stale (older than the last published) or superseded.",
 		}, []string{"result"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "paysession_webhook_requests_in_flight",
+			Help: "Webhook requests past the header checks and being served; at most MaxInFlight, beyond it 503 (verdict overloaded).",
+		}),
 	}
 	if reg == nil {
 		return m, nil
@@ -52,6 +58,9 @@ func newMetrics(reg prometheus.Registerer, dedupe *deliveries) (*metrics, error)
 		return nil, err
 	}
 	if m.states, err = register(reg, m.states); err != nil {
+		return nil, err
+	}
+	if m.inFlight, err = register(reg, m.inFlight); err != nil {
 		return nil, err
 	}
 	entries := prometheus.NewGaugeFunc(prometheus.GaugeOpts{

@@ -20,7 +20,8 @@ import (
 // conditions keep dates, times and addresses ("2026-11-24 04:50:43.123",
 // "10.0.0.12:9092", a key "2026-11-24-000123") from reading as card numbers
 // one time in ten. From each group the longest span is taken (so
-// "2 4111 1111 1111 1111" yields the card, not the 2). A single group of
+// "2 4111 1111 1111 1111" yields the card, not the 2); spans that overlap
+// are masked together, whole. A single group of
 // more than 19 digits cannot be split into groups: it is reported whole
 // (KindDigits) when any 12–19 digit window of it passes the check — a false
 // positive costs a number, a false negative a card.
@@ -108,24 +109,126 @@ func hexValue(c byte) (byte, bool) {
 	return 0, false
 }
 
-// group is one group of digits of a run: s[start:end] holds n digits.
-type group struct{ start, end, n int }
+// group is one group of digits of a run: s[start:end] holds n digits; sep
+// is the separator before it ("" for the first).
+type group struct {
+	start, end, n int
+	sep           string
+}
 
-// groupAt reads the digit group starting at s[i] (a digit unit), appending
-// its ASCII digits to digits.
-func groupAt(s string, i int, digits []byte) (group, []byte) {
-	g := group{start: i}
+// run reads the digit groups of a run lazily, from a group start on. It
+// keeps the first groups in an array, so that reading a run allocates
+// nothing.
+type run struct {
+	s     string
+	first [24]group
+	more  []group // groups after the first 24 (rare)
+	count int
+}
+
+func newRun(s string, start int) run {
+	r := run{s: s, count: 1}
+	r.first[0] = group{start: start}
+	r.first[0].n, r.first[0].end = skipGroup(s, start)
+	return r
+}
+
+// at returns group k, which must have been read.
+func (r *run) at(k int) *group {
+	if k < len(r.first) {
+		return &r.first[k]
+	}
+	return &r.more[k-len(r.first)]
+}
+
+// read makes sure group k has been read; it reports false when the run has
+// fewer groups.
+func (r *run) read(k int) bool {
+	for r.count <= k {
+		last := r.at(r.count - 1)
+		next, ok := nextGroup(r.s, last.end)
+		if !ok {
+			return false
+		}
+		g := group{start: next, sep: r.s[last.end:next]}
+		g.n, g.end = skipGroup(r.s, next)
+		if r.count < len(r.first) {
+			r.first[r.count] = g
+		} else {
+			r.more = append(r.more, g)
+		}
+		r.count++
+	}
+	return true
+}
+
+// longest returns the last group of the longest card number starting with
+// group i: 12 to 19 Luhn-valid digits; when it spans several groups, each
+// holds at least minGroupDigits and they share one separator.
+func (r *run) longest(i int) (int, bool) {
+	best, ok := 0, false
+	n := 0
+	for j := i; r.read(j); j++ {
+		g := r.at(j)
+		if j > i && (g.n < minGroupDigits || r.at(i).n < minGroupDigits || g.sep != r.at(i+1).sep) {
+			break
+		}
+		if n += g.n; n > maxCardDigits {
+			break
+		}
+		if n >= minCardDigits && luhnText(r.s, r.at(i).start, g.end, n) {
+			best, ok = j, true
+		}
+	}
+	return best, ok
+}
+
+// skipGroup returns the digit count and end of the group starting at s[i].
+func skipGroup(s string, i int) (int, int) {
+	n := 0
 	for i < len(s) {
-		k, n, d := unitAt(s, i)
+		k, l, _ := unitAt(s, i)
 		if k != unitDigit {
 			break
 		}
-		digits = append(digits, d)
-		g.n++
-		i += n
+		n++
+		i += l
 	}
-	g.end = i
-	return g, digits
+	return n, i
+}
+
+// appendDigits appends the ASCII digits of s[start:end] to dst.
+func appendDigits(dst []byte, s string, start, end int) []byte {
+	for i := start; i < end; {
+		k, l, d := unitAt(s, i)
+		if k == unitDigit {
+			dst = append(dst, d)
+		}
+		i += l
+	}
+	return dst
+}
+
+// luhnText reports whether the n digits of s[start:end] (separators and
+// escapes skipped) pass the Luhn check.
+func luhnText(s string, start, end, n int) bool {
+	sum, idx := 0, 0
+	for i := start; i < end; {
+		k, l, c := unitAt(s, i)
+		i += l
+		if k != unitDigit {
+			continue
+		}
+		d := int(c - '0')
+		if (n-1-idx)%2 == 1 {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		idx++
+	}
+	return sum%10 == 0
 }
 
 // nextGroup returns the start of the group that continues the run after a
@@ -145,8 +248,7 @@ func nextGroup(s string, end int) (int, bool) {
 	return end + n, true
 }
 
-// nextDigit returns the first digit unit at or after from that starts a
-// group: not preceded by a digit unit of the same group.
+// nextDigit returns the first digit unit at or after from.
 func nextDigit(s string, from int) (int, bool) {
 	for i := from; i < len(s); {
 		c := s[i]
@@ -163,75 +265,60 @@ func nextDigit(s string, from int) (int, bool) {
 	return 0, false
 }
 
-// nextCard returns the first card number (KindCard), or long digit group
-// (KindDigits), that starts at or after from. from must not be inside a
+// nextCard returns the first card number (KindCard), or digits that hold
+// one (KindDigits), starting at or after from, which must not be inside a
 // digit group. With allLong, every group of 12 or more digits that holds no
 // card is reported as KindDigits as well.
 func nextCard(s string, from int, allLong bool) (Match, bool) {
-	var buf [64]byte
 	for {
 		start, ok := nextDigit(s, from)
 		if !ok {
 			return Match{}, false
 		}
-		if m, ok := cardFrom(s, start, allLong, buf[:0]); ok {
+		r := newRun(s, start)
+		if m, ok := r.card(allLong); ok {
 			return m, true
 		}
-		// No card starts with this group: go on after it.
-		_, end := skipGroup(s, start)
-		from = end
+		from = r.first[0].end // no card starts with this group: go on after it
 	}
 }
 
-// skipGroup returns the digit count and end of the group starting at i.
-func skipGroup(s string, i int) (int, int) {
-	n := 0
-	for i < len(s) {
-		k, l, _ := unitAt(s, i)
-		if k != unitDigit {
-			break
+// card returns the card data that starts with the run's first group. When
+// the longest card number from there overlaps another card number that
+// starts in a later group of it ("2026 4111 1111 1111 1111" where
+// "2026 4111 1111" passes the check too), the whole region they cover is
+// reported as KindDigits: masking one of them as bin and last4 would show
+// most digits of the other.
+func (r *run) card(allLong bool) (Match, bool) {
+	first := r.first[0]
+	whole := Match{Kind: KindDigits, Start: first.start, End: first.end, n: first.n}
+	if first.n > maxCardDigits {
+		if allLong {
+			return whole, true
 		}
-		n++
-		i += l
+		var buf [64]byte
+		return whole, hasCardWindow(appendDigits(buf[:0], r.s, first.start, first.end))
 	}
-	return n, i
-}
-
-// cardFrom looks for a card number whose first group starts at start.
-func cardFrom(s string, start int, allLong bool, digits []byte) (Match, bool) {
-	g, digits := groupAt(s, start, digits)
-	if g.n > maxCardDigits {
-		if allLong || hasCardWindow(digits) {
-			return Match{Kind: KindDigits, Start: g.start, End: g.end, n: g.n}, true
-		}
-		return Match{}, false
+	end, ok := r.longest(0)
+	if !ok {
+		return whole, allLong && first.n >= minCardDigits
 	}
-	best := Match{}
-	sep := ""
-	for cur := g; ; {
-		if len(digits) >= minCardDigits && luhn(digits) {
-			best = Match{Kind: KindCard, Start: start, End: cur.end, Digits: string(digits), n: len(digits)}
+	single := true
+	for k := 1; k <= end; k++ {
+		if e, ok := r.longest(k); ok {
+			single = false
+			end = max(end, e)
 		}
-		next, ok := nextGroup(s, cur.end)
-		if !ok || g.n < minGroupDigits {
-			break
-		}
-		if sep == "" {
-			sep = s[cur.end:next]
-		}
-		n, _ := skipGroup(s, next)
-		if s[cur.end:next] != sep || n < minGroupDigits || len(digits)+n > maxCardDigits {
-			break
-		}
-		cur, digits = groupAt(s, next, digits)
 	}
-	if best.Kind != 0 {
-		return best, true
+	m := Match{Kind: KindDigits, Start: first.start, End: r.at(end).end}
+	for k := 0; k <= end; k++ {
+		m.n += r.at(k).n
 	}
-	if allLong && g.n >= minCardDigits {
-		return Match{Kind: KindDigits, Start: g.start, End: g.end, n: g.n}, true
+	if single {
+		m.Kind = KindCard
+		m.Digits = string(appendDigits(make([]byte, 0, m.n), r.s, m.Start, m.End))
 	}
-	return Match{}, false
+	return m, true
 }
 
 // hasCardWindow reports whether some 12–19 digit window of digits passes

@@ -18,6 +18,7 @@ func TestMaskText(t *testing.T) {
 		{"two separators are not one", "4111..1111..1111..1111", "4111..1111..1111..1111"},
 		{"a letter breaks the run", "4111a1111b1111c1111", "4111a1111b1111c1111"},
 		{"card after a short group keeps it", "2-4111-1111-1111-1111", "2-411111******1111"},
+		{"overlapping cards are masked whole", "2024 4111 1111 1111 1111 end", "******************** end"},
 		{"two cards", "4111111111111111,5555555555554444", "411111******1111,555555******4444"},
 		{"long group holding a card", "x41111111111111119999", "x********************"},
 		{"mixed separators", "4111-1111.1111 1111", "4111-1111.1111 1111"},

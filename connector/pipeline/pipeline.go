@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -187,8 +188,22 @@ func topicUsable(td kadm.TopicDetails, topic string) bool {
 
 // Writable is a readiness check: nil while the pipeline can write its
 // outcome topics and read its command topics; otherwise an error naming
-// each topic and its error.
-func (p *Pipeline) Writable(context.Context) error { return p.writes.check(time.Now()) }
+// each topic and its error. It asks the cluster's metadata for the consumed
+// topics each time (the consumer does not report a topic deleted under it).
+func (p *Pipeline) Writable(ctx context.Context) error {
+	errs := []error{p.writes.check(time.Now())}
+	if s := p.session.Load(); s != nil {
+		td, err := kadm.NewClient(s.Client()).ListTopics(ctx, p.topics...)
+		if err == nil {
+			for _, t := range p.topics {
+				if d, ok := td[t]; !ok || d.Err != nil {
+					errs = append(errs, fmt.Errorf("topic %s: not readable: %w", t, cmp.Or(d.Err, error(kerr.UnknownTopicOrPartition))))
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // GroupJoined is a readiness check: nil while the pipeline's consumer is a
 // member of its group, with or without partitions (a replica beyond the

@@ -17,6 +17,7 @@ import (
 // when a configured topic is missing or the sessions topic is not
 // compacted; the error names every such topic.
 func TestStartRefusesMissingAndUncompactedTopics(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t)
 	missingResults := "test.missing-results." + randomID()
 	missingCommand := "test.missing-capture." + randomID()
@@ -49,6 +50,7 @@ func TestStartRefusesMissingAndUncompactedTopics(t *testing.T) {
 // accepting TCP (webhooks need no API); its reachability is the gauge
 // paysession_api_reachable.
 func TestReadyWhileAPIUnreachable(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t)
 	l := listen(t)
 	addr := l.Addr().String()
@@ -74,6 +76,7 @@ func TestReadyWhileAPIUnreachable(t *testing.T) {
 // recreated every command gets exactly one result without anyone
 // rebuilding anything by hand.
 func TestOutcomeTopicDeletedAndRecreated(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t)
 	c, err := s.newConnector(t)
 	if err != nil {
@@ -135,3 +138,24 @@ func TestOutcomeTopicDeletedAndRecreated(t *testing.T) {
 // confirmation threshold.
 const payout = `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":"4111111111111111",` +
 	`"expiration_month":"12","expiration_year":"29"}}},"amount":1000,"currency":"rub","customer":{"reference":"c-1"}}`
+
+// TestCommandTopicDeletedFailsReadiness: a consumed command topic deleted
+// while the connector runs makes /readyz fail naming it.
+func TestCommandTopicDeletedFailsReadiness(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t)
+	c, err := s.newConnector(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness.Background(t, "connector Run", c.Run)
+	harness.Eventually(t, 60*time.Second, "/readyz 200", func() bool { code, _ := readyz(t, c); return code == 200 })
+	capture := s.vars["PAYSESSION_TOPIC_CAPTURE"]
+	if _, err := kadm.NewClient(s.client).DeleteTopic(context.Background(), capture); err != nil {
+		t.Fatal(err)
+	}
+	harness.Eventually(t, 90*time.Second, "/readyz 503 naming the deleted command topic", func() bool {
+		code, failed := readyz(t, c)
+		return code == 503 && strings.Contains(failed["topics"], capture)
+	})
+}

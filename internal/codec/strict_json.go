@@ -494,11 +494,12 @@ func (r *strictReader) literal() error {
 
 // str reads the string starting at r.pos ('"') and returns its raw content
 // (escapes not decoded) and whether it has escapes. Invalid UTF-8 and lone
-// surrogate escapes are problems; isName words them for a member name,
-// which the problem then names.
+// surrogate escapes are problems; in a member name (isName) the problem
+// names the member, as well as it can be read.
 func (r *strictReader) str(isName bool) (raw []byte, escaped bool, err error) {
 	d := r.data
 	start := r.pos + 1
+	var nameProblem string
 	for i := start; i < len(d); {
 		c := d[i]
 		if strictPlain[c] {
@@ -508,31 +509,34 @@ func (r *strictReader) str(isName bool) (raw []byte, escaped bool, err error) {
 		switch {
 		case c == '"':
 			r.pos = i + 1
-			return d[start:i], escaped, nil
+			raw = d[start:i]
+			if nameProblem != "" {
+				return nil, false, (&strictProblem{reason: nameProblem}).in(quoteName(unescape(raw)))
+			}
+			return raw, escaped, nil
 		case c == '\\':
 			escaped = true
 			n, ok, lone := escapeLen(d[i:])
-			if !ok {
+			switch {
+			case !ok:
 				return nil, false, errStrictSyntax
-			}
-			if lone {
-				if isName {
-					return nil, false, (&strictProblem{reason: reasonNameSurrogate}).in(quoteName(r.rawName(start)))
-				}
+			case lone && !isName:
 				return nil, false, &strictProblem{reason: reasonSurrogate}
+			case lone && nameProblem == "":
+				nameProblem = reasonNameSurrogate
 			}
 			i += n
 		case c < 0x20:
 			return nil, false, errStrictSyntax
-		case c < utf8.RuneSelf:
-			i++
 		default:
 			ru, size := utf8.DecodeRune(d[i:])
 			if ru == utf8.RuneError && size == 1 {
-				if isName {
-					return nil, false, (&strictProblem{reason: reasonBadNameUTF8}).in(quoteName(r.rawName(start)))
+				if !isName {
+					return nil, false, &strictProblem{reason: reasonBadUTF8}
 				}
-				return nil, false, &strictProblem{reason: reasonBadUTF8}
+				if nameProblem == "" {
+					nameProblem = reasonBadNameUTF8
+				}
 			}
 			i += size
 		}
@@ -548,19 +552,6 @@ var strictPlain = func() (t [256]bool) {
 	}
 	return t
 }()
-
-// rawName returns the raw bytes of the member name starting at start, up to
-// its closing quote (or a bounded length), for an error message.
-func (r *strictReader) rawName(start int) []byte {
-	end := start
-	for end < len(r.data) && end-start < strictNameMax+1 {
-		if r.data[end] == '"' && (end == start || r.data[end-1] != '\\') {
-			break
-		}
-		end++
-	}
-	return r.data[start:end]
-}
 
 // escapeLen returns the length of the escape sequence at the start of b
 // (b[0] == '\\'), whether it is well formed, and whether it is a lone
@@ -618,7 +609,7 @@ func hex4(b []byte) (rune, bool) {
 }
 
 // unescape decodes the escapes of a string's raw content already checked
-// by str.
+// by str; a lone surrogate becomes U+FFFD (only for an error message).
 func unescape(raw []byte) []byte {
 	out := make([]byte, 0, len(raw))
 	for i := 0; i < len(raw); {
@@ -641,13 +632,13 @@ func unescape(raw []byte) []byte {
 			out = append(out, '\t')
 		case 'u':
 			r1, _ := hex4(raw[i+2:])
-			if utf16.IsSurrogate(r1) {
+			if n, _, lone := escapeLen(raw[i:]); n == 12 && !lone {
 				r2, _ := hex4(raw[i+8:])
 				out = utf8.AppendRune(out, utf16.DecodeRune(r1, r2))
 				i += 12
 				continue
 			}
-			out = utf8.AppendRune(out, r1)
+			out = utf8.AppendRune(out, r1) // U+FFFD for a lone surrogate
 			i += 6
 			continue
 		default: // '"', '\\', '/'

@@ -67,7 +67,8 @@ func TestStrictJSONRejects(t *testing.T) {
 		{"lone high surrogate escape", KindCapture, `{"session_id":"ps_\ud800"}`, "session_id", "lone surrogate"},
 		{"lone low surrogate escape", KindCapture, `{"session_id":"ps_\udc00x"}`, "session_id", "lone surrogate"},
 		{"reversed surrogate pair", KindCapture, `{"session_id":"\ude00\ud83d"}`, "session_id", "lone surrogate"},
-		{"lone surrogate in a member name", KindCapture, `{"session_id":"ps_1","\ud800":1}`, `\ud800`, "lone surrogate"},
+		{"lone surrogate in a member name", KindCapture, `{"session_id":"ps_1","\ud800":1}`, "\uFFFD", "lone surrogate"},
+		{"fuzz finding: lone surrogate between digits of a member name", KindCapture, `{"00000000\ud80000000000001A":1}`, "00000000\uFFFD00000000001A", "lone surrogate"},
 	}
 	d, _ := NewDecoder(DecoderConfig{})
 	for _, tt := range tests {

@@ -159,12 +159,13 @@
 //     group's membership.
 //   - 6 (topic_deleted_test.go, issue 13): the command-results topic is
 //     deleted with kadm while payouts flow and recreated with the same
-//     partitions, replication and configs 20 s later (small: 8 s;
-//     FAULTS_TOPIC_OUTAGE_SECONDS). Payouts of three phases: answered
-//     before the deletion; produced just before it while the counting
-//     proxy holds every API request until the topic is gone (so none of
-//     their results can be committed to the deleted topic); produced while
-//     the topic is missing. /readyz must answer 503 naming the topic
+//     partitions, replication and configs 20 s later (both sizes: the
+//     produce client retries an unknown topic for about 10 s before a
+//     write fails; FAULTS_TOPIC_OUTAGE_SECONDS). Payouts of three phases:
+//     answered before the deletion; produced just before it while the
+//     counting proxy holds every API request until the topic is gone (so
+//     none of their results can be committed to the deleted topic);
+//     produced while the topic is missing. /readyz must answer 503 naming the topic
 //     while it is missing and the log must name it; after the recreation
 //     the connector recovers by itself (no restart, /readyz 200), every
 //     payout is accepted once, none executed twice, and no key is sent to

@@ -21,9 +21,14 @@ type API interface {
 }
 
 // Producer is the part of *kgo.Client the reconciler publishes with: a
-// non-transactional client with acks=all and idempotence.
+// non-transactional client with acks=all and idempotence. TryProduce never
+// blocks (a full buffer fails the record at once with kgo.ErrMaxBuffered),
+// which matters because the reconciler starts its produce under the lock of
+// sessionstate.Holds that the pipeline and the ingress also take: a
+// blocking Produce there would stall every session of the process for as
+// long as the buffer stays full.
 type Producer interface {
-	Produce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error))
+	TryProduce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error))
 }
 
 // Encoder encodes an outcome record.

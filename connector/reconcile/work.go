@@ -132,7 +132,9 @@ func (r *Reconciler) publish(ctx context.Context, t task, st *codec.SessionState
 			admitted = tr.AdmitVersion(v)
 		}
 		started = true
-		r.cfg.Producer.Produce(ctx, rec, func(_ *kgo.Record, err error) { done <- err })
+		// TryProduce, not Produce: this runs under the Holds lock, and
+		// Produce blocks while the client's buffer is full.
+		r.cfg.Producer.TryProduce(ctx, rec, func(_ *kgo.Record, err error) { done <- err })
 		return true
 	}
 	settle := func() {}

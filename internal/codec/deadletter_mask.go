@@ -218,15 +218,7 @@ func maskCodeMembers(s string) string {
 			continue
 		}
 		start := skipSpace(s, j+1)
-		end := start
-		switch {
-		case start < len(s) && s[start] == '"':
-			end = quotedEnd(s, start)
-		default:
-			for end < len(s) && strings.IndexByte(" \t\r\n,}]", s[end]) < 0 {
-				end++
-			}
-		}
+		end := valueEnd(s, start)
 		b.WriteString(s[prev:start])
 		b.WriteString(`"` + maskedSecret + `"`)
 		prev, i = end, end
@@ -236,6 +228,39 @@ func maskCodeMembers(s string) string {
 	}
 	b.WriteString(s[prev:])
 	return b.String()
+}
+
+// valueEnd returns the end of the JSON value starting at s[i]: a string,
+// an object or array (to its closing bracket, or len(s) when it is cut off)
+// or a scalar.
+func valueEnd(s string, i int) int {
+	if i >= len(s) {
+		return i
+	}
+	switch s[i] {
+	case '"':
+		return quotedEnd(s, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(s); j++ {
+			switch s[j] {
+			case '"':
+				j = quotedEnd(s, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(s)
+	}
+	end := i
+	for end < len(s) && strings.IndexByte(" \t\r\n,}]", s[end]) < 0 {
+		end++
+	}
+	return end
 }
 
 // quotedEnd returns the end of the JSON string starting at s[i] (a quote):
@@ -330,8 +355,8 @@ func jsonEdits(value []byte) ([]jsonEdit, bool) {
 		case string:
 			if top != nil && top.object && top.expectKey {
 				keyIsCode, top.expectKey = sensitive.IsSecurityCodeName(t), false
-				if sensitive.MaskText(t) != t {
-					return nil, false // card data as a member name
+				if e, ok := maskJSONScalar(t, false, start, end); ok {
+					edits = append(edits, e) // card data as a member name
 				}
 				continue
 			}

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -35,6 +36,14 @@ type Producer interface {
 type Encoder interface {
 	Encode(ctx context.Context, topic string, rec codec.Record) ([]byte, error)
 }
+
+// DefaultMaxAge is Config.MaxAge's default. The spec's timers end far
+// sooner: an action is canceled after 60 minutes, a confirmation after 240,
+// webhooks stop after 30. A session still open three days after its
+// creation waits for nothing the service will do by itself (a delayed
+// capture waits for the partner, whose capture command the pipeline
+// publishes), and polling it every MaxBackoff for ever only costs API calls.
+const DefaultMaxAge = 72 * time.Hour
 
 // Config configures a Reconciler. Zero durations and counts take the
 // defaults shown.
@@ -76,6 +85,14 @@ type Config struct {
 	// change (doubling from QuietAfter) or whose poll fails. Default 30m,
 	// or QuietAfter when that is longer.
 	MaxBackoff time.Duration
+	// MaxAge bounds how long a session that never settles is polled,
+	// counted from its created_at (or, without one, the earliest state
+	// read). A session older than MaxAge that comes due is not polled: its
+	// last known state is published once more with the stale marker
+	// (headers paysession-warning: stale and paysession-age-from), and it is
+	// not polled again while it stays unsettled. Default DefaultMaxAge;
+	// it must exceed the confirmation deadline.
+	MaxAge time.Duration
 	// Tick is how often (real time) due sessions are looked for. Default 1s.
 	Tick time.Duration
 	// MaxInFlight bounds concurrent API calls. Default 8.
@@ -98,6 +115,7 @@ func (c *Config) defaults() {
 	fields.Default(&c.APIVersion, 1)
 	fields.Default(&c.QuietAfter, 5*time.Minute)
 	fields.Default(&c.MaxBackoff, max(30*time.Minute, c.QuietAfter))
+	fields.Default(&c.MaxAge, DefaultMaxAge)
 	fields.Default(&c.Tick, time.Second)
 	fields.Default(&c.MaxInFlight, 8)
 	fields.Default(&c.CallTimeout, 30*time.Second)
@@ -135,13 +153,16 @@ func (c Config) Validate() error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"QuietAfter", c.QuietAfter}, {"MaxBackoff", c.MaxBackoff}, {"Tick", c.Tick}, {"CallTimeout", c.CallTimeout}} {
+	}{{"QuietAfter", c.QuietAfter}, {"MaxBackoff", c.MaxBackoff}, {"MaxAge", c.MaxAge}, {"Tick", c.Tick}, {"CallTimeout", c.CallTimeout}} {
 		if d.v < 0 {
 			add(d.name, "%s is negative", d.v)
 		}
 	}
 	if c.QuietAfter > 0 && c.MaxBackoff > 0 && c.MaxBackoff < c.QuietAfter {
 		add("MaxBackoff", "%s is shorter than QuietAfter %s", c.MaxBackoff, c.QuietAfter)
+	}
+	if deadline := cmp.Or(c.Confirm.Deadline, defaultConfirmDeadline); c.MaxAge > 0 && c.MaxAge <= deadline {
+		add("MaxAge", "%s is not longer than the confirmation deadline %s", c.MaxAge, deadline)
 	}
 	if c.MaxInFlight < 0 {
 		add("MaxInFlight", "%d is negative", c.MaxInFlight)

@@ -8,6 +8,13 @@
 // Data path: sessions topic (compacted, key = session id) → pending set →
 // session/status → sessions topic.
 //
+// Sessions are not polled for ever: one that has not settled MaxAge (72 h by
+// default) after its creation is published once more, unchanged, with the
+// stale marker (header paysession-warning: stale, and paysession-age-from)
+// and is no longer polled; the marker on the topic keeps it so across
+// restarts and rebalances. Consumers that alert on it find the session's
+// last known state in the record.
+//
 // Restarts and replicas: the pending set is not stored anywhere; it is
 // derived from the sessions topic itself. Every replica joins one consumer
 // group (Group) on that topic and never commits offsets, so each replica

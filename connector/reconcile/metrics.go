@@ -10,6 +10,7 @@ type metrics struct {
 	polls    *prometheus.CounterVec
 	confirms *prometheus.CounterVec
 	warnings prometheus.Counter
+	stale    prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer, p *pendingSet) (*metrics, error) {
@@ -26,6 +27,10 @@ func newMetrics(reg prometheus.Registerer, p *pendingSet) (*metrics, error) {
 			Name: "paysession_reconcile_confirm_deadline_warnings_total",
 			Help: "Session states published because the confirmation deadline is near.",
 		}),
+		stale: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "paysession_reconcile_stale_sessions_total",
+			Help: "Sessions older than the age limit that never settled: marked stale on the sessions topic and no longer polled.",
+		}),
 	}
 	if reg == nil {
 		return m, nil
@@ -34,7 +39,7 @@ func newMetrics(reg prometheus.Registerer, p *pendingSet) (*metrics, error) {
 		Name: "paysession_reconcile_open_sessions",
 		Help: "Sessions of this replica's partitions that are not final.",
 	}, func() float64 { return float64(p.open()) })
-	for _, c := range []prometheus.Collector{m.polls, m.confirms, m.warnings, open} {
+	for _, c := range []prometheus.Collector{m.polls, m.confirms, m.warnings, m.stale, open} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {

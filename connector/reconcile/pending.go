@@ -15,6 +15,8 @@ type entry struct {
 	version   sessionstate.Version
 	state     *codec.SessionState
 
+	born         time.Time // what its age counts from: the earliest of created_at and every observed_at read
+	stale        bool      // older than MaxAge and marked so on the topic: never due again
 	nextPoll     time.Time // when it is due (quiet since its last state, or backing off)
 	misses       int       // polls in a row that failed or found nothing new
 	confirmSince time.Time // when it started waiting for session/confirm; zero if not waiting
@@ -30,6 +32,7 @@ const (
 	actPoll action = iota
 	actWarn
 	actConfirm
+	actStale // older than MaxAge: publish the stale marker instead of polling
 )
 
 // task is a due session handed to a worker: a copy, not the entry.
@@ -39,6 +42,7 @@ type task struct {
 	act       action
 	state     *codec.SessionState
 	deadline  time.Time
+	born      time.Time
 }
 
 // pendingSet holds the latest state of every session of the assigned
@@ -47,11 +51,12 @@ type pendingSet struct {
 	mu      sync.Mutex
 	policy  ConfirmPolicy
 	quiet   time.Duration
+	maxAge  time.Duration // 0: no age limit
 	entries map[string]*entry
 }
 
-func newPendingSet(policy ConfirmPolicy, quiet time.Duration) *pendingSet {
-	return &pendingSet{policy: policy, quiet: quiet, entries: make(map[string]*entry)}
+func newPendingSet(policy ConfirmPolicy, quiet, maxAge time.Duration) *pendingSet {
+	return &pendingSet{policy: policy, quiet: quiet, maxAge: maxAge, entries: make(map[string]*entry)}
 }
 
 // apply records a state read from the topic or just published, when it is
@@ -64,7 +69,13 @@ func (p *pendingSet) apply(st *codec.SessionState, partition int32) bool {
 	if !ok {
 		e = &entry{id: v.SessionID}
 		p.entries[v.SessionID] = e
-	} else if !sessionstate.Newer(v, e.version) {
+	}
+	var created time.Time
+	if st.Session.CreatedAt != nil {
+		created = *st.Session.CreatedAt
+	}
+	e.born = earliest(e.born, st.ObservedAt, created)
+	if ok && !sessionstate.Newer(v, e.version) {
 		e.partition = partition
 		return false
 	}
@@ -88,6 +99,28 @@ func (p *pendingSet) apply(st *codec.SessionState, partition int32) bool {
 		}
 	}
 	return true
+}
+
+// earliest returns the earliest non-zero time of ts (zero when none is).
+func earliest(ts ...time.Time) time.Time {
+	var first time.Time
+	for _, t := range ts {
+		if !t.IsZero() && (first.IsZero() || t.Before(first)) {
+			first = t
+		}
+	}
+	return first
+}
+
+// markStale records that the stale marker of version v is on the topic:
+// unless the set holds a newer state of the session, the session is never
+// due again while this replica holds its partition (its age only grows).
+func (p *pendingSet) markStale(v sessionstate.Version) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e, ok := p.entries[v.SessionID]; ok && !sessionstate.Newer(e.version, v) {
+		e.stale = true
+	}
 }
 
 // Settled reports whether a session needs no more polling: its status is
@@ -141,10 +174,10 @@ func (p *pendingSet) due(now time.Time, limit int) []task {
 		if len(out) >= limit {
 			break
 		}
-		if e.busy {
+		if e.busy || e.stale {
 			continue
 		}
-		t := task{id: e.id, partition: e.partition, state: e.state}
+		t := task{id: e.id, partition: e.partition, state: e.state, born: e.born}
 		switch {
 		case !e.pollFirst && p.policy.AutoConfirms(&e.state.Session) && !now.Before(e.nextPoll.Add(-p.quiet)):
 			t.act = actConfirm // at once, then with backoff
@@ -154,6 +187,10 @@ func (p *pendingSet) due(now time.Time, limit int) []task {
 			t.act = actPoll
 		default:
 			continue
+		}
+		if p.maxAge > 0 && !now.Before(e.born.Add(p.maxAge)) {
+			// Due for anything but too old to keep polling: mark it stale.
+			t.act = actStale
 		}
 		e.busy = true
 		out = append(out, t)
@@ -175,6 +212,8 @@ func (p *pendingSet) done(t task, now time.Time, learned bool, backoff func(int)
 		e.warned = true
 	case actPoll:
 		e.pollFirst = false
+	case actStale:
+		e.stale = learned // learned: the marker is on the topic
 	}
 	if !learned {
 		e.misses++

@@ -46,9 +46,12 @@ type ConfirmPolicy struct {
 	WarnBefore time.Duration
 }
 
+// defaultConfirmDeadline is the spec's 240 minutes for session/confirm.
+const defaultConfirmDeadline = 240 * time.Minute
+
 func (p *ConfirmPolicy) defaults() {
 	fields.Default(&p.Mode, ConfirmUpstream)
-	fields.Default(&p.Deadline, 240*time.Minute)
+	fields.Default(&p.Deadline, defaultConfirmDeadline)
 	fields.Default(&p.WarnBefore, 30*time.Minute)
 }
 

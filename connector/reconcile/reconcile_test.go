@@ -58,7 +58,7 @@ func TestPendingSetDue(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.policy.defaults()
-			p := newPendingSet(tc.policy, quiet)
+			p := newPendingSet(tc.policy, quiet, 0)
 			p.apply(tc.state, 0)
 			var got []action
 			for _, task := range p.due(t0.Add(tc.at), 10) {
@@ -72,7 +72,7 @@ func TestPendingSetDue(t *testing.T) {
 }
 
 func TestPendingSetBackoffAndOrder(t *testing.T) {
-	p := newPendingSet(ConfirmPolicy{Deadline: 240 * time.Minute, WarnBefore: 30 * time.Minute, Mode: ConfirmUpstream}, time.Minute)
+	p := newPendingSet(ConfirmPolicy{Deadline: 240 * time.Minute, WarnBefore: 30 * time.Minute, Mode: ConfirmUpstream}, time.Minute, 0)
 	r := &Reconciler{cfg: Config{QuietAfter: time.Minute, MaxBackoff: 5 * time.Minute}}
 	newer := stateOf(session("ps_1", "in_progress", "", t0.Add(time.Second), "payout", 1), t0)
 	older := stateOf(session("ps_1", "created", "", t0, "payout", 1), t0)
@@ -114,6 +114,11 @@ func newRigWithTracker(t *testing.T) *rig {
 func newRig(t *testing.T, policy ConfirmPolicy) *rig { return newRigOpts(t, policy, nil) }
 
 func newRigOpts(t *testing.T, policy ConfirmPolicy, tr *sessionstate.Tracker) *rig {
+	return newRigWith(t, policy, tr, nil)
+}
+
+// newRigWith is newRigOpts with a last say on the reconciler's config.
+func newRigWith(t *testing.T, policy ConfirmPolicy, tr *sessionstate.Tracker, mutate func(*Config)) *rig {
 	t.Helper()
 	brokers, prod := newKafka(t, topic)
 	g := &rig{api: &fakeAPI{sessions: map[string]*payapi.Session{}, statuses: map[string]int{}}, clock: &fakeClock{now: t0},
@@ -121,21 +126,31 @@ func newRigOpts(t *testing.T, policy ConfirmPolicy, tr *sessionstate.Tracker) *r
 	g.api.onConfirm = func(s *payapi.Session) {
 		s.NextAction, s.UpdatedAt = "", s.UpdatedAt.Add(time.Second)
 	}
-	rec, err := New(Config{
+	cfg := Config{
 		Brokers: brokers, Producer: prod, Encoder: jsonEncoder{}, API: g.api, Confirm: policy,
 		QuietAfter: 5 * time.Minute, Tick: 10 * time.Millisecond, Clock: g.clock,
 		Logger: slog.New(slog.DiscardHandler), Group: "g-" + t.Name(), Tracker: tr,
-	})
+	}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	g.rec = g.start(t, cfg)
+	return g
+}
+
+// start runs a reconciler of cfg until the test ends.
+func (g *rig) start(t *testing.T, cfg Config) *Reconciler {
+	t.Helper()
+	rec, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.rec = rec
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); _ = rec.Run(ctx) }()
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	return g
+	return rec
 }
 
 func (g *rig) seed(t *testing.T, s *payapi.Session) {

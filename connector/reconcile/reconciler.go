@@ -10,6 +10,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/paysession/paysession/connector/sessionstate"
 )
 
 // Reconciler polls quiet sessions and applies the confirmation policy.
@@ -28,7 +30,7 @@ func New(cfg Config) (*Reconciler, error) {
 		return nil, fmt.Errorf("reconciler config: %w", err)
 	}
 	cfg.defaults()
-	p := newPendingSet(cfg.Confirm, cfg.QuietAfter)
+	p := newPendingSet(cfg.Confirm, cfg.QuietAfter, cfg.MaxAge)
 	m, err := newMetrics(cfg.Registerer, p)
 	if err != nil {
 		return nil, fmt.Errorf("reconciler metrics: %w", err)
@@ -107,6 +109,11 @@ func (r *Reconciler) consume(ctx context.Context, cl *kgo.Client) error {
 				return
 			}
 			r.pending.apply(st, rec.Partition)
+			if IsStaleMarker(rec.Headers) {
+				// This replica's marker, or another's before a rebalance or
+				// a restart: the session is not polled again.
+				r.pending.markStale(sessionstate.VersionOf(st))
+			}
 			if r.cfg.Tracker != nil {
 				// Seeds the shared tracker: after a restart a replayed old
 				// webhook of these partitions is not published over newer state.

@@ -24,6 +24,25 @@ const (
 	WarningConfirmDeadline = "confirm_deadline"
 )
 
+// The stale marker: a session older than Config.MaxAge that never settled
+// has its last known state published once more with these headers, and is
+// no longer polled. The record's value is an ordinary session state (no
+// schema change); HeaderAgeFrom tells what its age counts from.
+const (
+	WarningStale  = "stale"
+	HeaderAgeFrom = "paysession-age-from" // RFC 3339, UTC
+)
+
+// IsStaleMarker reports whether a sessions record carries the stale marker.
+func IsStaleMarker(headers []kgo.RecordHeader) bool {
+	for _, h := range headers {
+		if h.Key == HeaderWarning && string(h.Value) == WarningStale {
+			return true
+		}
+	}
+	return false
+}
+
 // run performs one task and tells the pending set whether it learned
 // something new.
 func (r *Reconciler) run(ctx context.Context, t task) {
@@ -35,6 +54,8 @@ func (r *Reconciler) run(ctx context.Context, t task) {
 	switch t.act {
 	case actConfirm:
 		learned, err = r.confirm(ctx, t)
+	case actStale:
+		learned, err = r.markStale(ctx, t)
 	default:
 		learned, err = r.poll(ctx, t)
 	}
@@ -82,6 +103,25 @@ func (r *Reconciler) poll(ctx context.Context, t task) (bool, error) {
 		return false, nil
 	}
 	r.metrics.polls.WithLabelValues("changed").Inc()
+	return true, nil
+}
+
+// markStale publishes the session's last known state again with the stale
+// marker, without calling the API. It reports whether the marker is on the
+// topic; when a newer state was published meanwhile it is not, and the
+// session comes due again with that state.
+func (r *Reconciler) markStale(ctx context.Context, t task) (bool, error) {
+	headers := []kgo.RecordHeader{
+		{Key: HeaderWarning, Value: []byte(WarningStale)},
+		{Key: HeaderAgeFrom, Value: []byte(t.born.UTC().Format(time.RFC3339))},
+	}
+	published, err := r.publish(ctx, t, t.state, true, headers)
+	if err != nil || !published {
+		return false, err
+	}
+	r.metrics.stale.Inc()
+	r.log.Warn("session never settled, no longer polled", slog.String("session_id", t.id),
+		slog.String("status", t.state.Session.Status), slog.Time("age_from", t.born), slog.Duration("max_age", r.cfg.MaxAge))
 	return true, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/hamba/avro/v2"
 	"github.com/paysession/paysession/internal/sensitive"
 )
 
@@ -125,29 +126,49 @@ func TestStrictJSONAccepts(t *testing.T) {
 }
 
 // TestJSONNamesAreSchemaFields checks the premise of strict JSON: the JSON
-// member name of every field of every command type is its Avro field name.
+// member names of every command type, at every depth, are exactly the field
+// names of its record in the command's schema in schemas/.
 func TestJSONNamesAreSchemaFields(t *testing.T) {
-	seen := map[reflect.Type]bool{}
-	var check func(reflect.Type)
-	check = func(typ reflect.Type) {
-		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice {
+	var check func(path string, typ reflect.Type, s avro.Schema)
+	check = func(path string, typ reflect.Type, s avro.Schema) {
+		for typ.Kind() == reflect.Pointer {
 			typ = typ.Elem()
 		}
-		if typ.Kind() != reflect.Struct || seen[typ] {
-			return
-		}
-		seen[typ] = true
-		for f := range typ.Fields() {
-			jsonName, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			avroName, _, _ := strings.Cut(f.Tag.Get("avro"), ",")
-			if jsonName == "" || jsonName != avroName {
-				t.Errorf("%s.%s: json name %q, avro name %q", typ.Name(), f.Name, jsonName, avroName)
+		if u, ok := s.(*avro.UnionSchema); ok {
+			for _, m := range u.Types() {
+				if m.Type() != avro.Null {
+					s = m
+				}
 			}
-			check(f.Type)
+		}
+		switch s := s.(type) {
+		case *avro.RecordSchema:
+			if typ.Kind() != reflect.Struct || typ.NumField() != len(s.Fields()) {
+				t.Errorf("%s: Go type %s for record %s with %d fields", path, typ, s.FullName(), len(s.Fields()))
+				return
+			}
+			for i, f := range s.Fields() {
+				gf := typ.Field(i)
+				jsonName, _, _ := strings.Cut(gf.Tag.Get("json"), ",")
+				if jsonName != f.Name() {
+					t.Errorf("%s: Go field %s has JSON name %q, schema field %d is %q", path, gf.Name, jsonName, i, f.Name())
+				}
+				check(path+"."+f.Name(), gf.Type, f.Type())
+			}
+		case *avro.ArraySchema:
+			if typ.Kind() != reflect.Slice {
+				t.Errorf("%s: Go type %s for an array", path, typ)
+				return
+			}
+			check(path+"[]", typ.Elem(), s.Items())
 		}
 	}
 	for _, k := range Kinds() {
-		check(reflect.TypeOf(k.New()))
+		s, err := Schema(k.SchemaName())
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(string(k), reflect.TypeOf(k.New()), s)
 	}
 }
 

@@ -244,3 +244,18 @@ func TestRedactStringFastPaths(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkRedactString(b *testing.B) {
+	for _, bc := range []struct{ name, s string }{
+		{"no digits", "committed batch of commands to the results topic"},
+		{"digits", "partition 3 offset 1234567 lag 12 at 2026-11-24T04:50:43.123Z session ps_1234567890123456"},
+		{"card", "charging 4111 1111 1111 1111 for order 12345"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = logging.RedactString(bc.s)
+			}
+		})
+	}
+}

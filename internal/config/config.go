@@ -29,7 +29,8 @@ type Config struct {
 
 // API configures calls of the Payment Session Service.
 type API struct {
-	BaseURL           string        `env:"BASE_URL" desc:"service base URL without /api/vN (required)"`
+	BaseURL           string        `env:"BASE_URL" desc:"service base URL without /api/vN (required); https://, or http:// only to a loopback host (127.0.0.0/8, ::1, localhost) or with ALLOW_INSECURE_HTTP"`
+	AllowInsecureHTTP bool          `env:"ALLOW_INSECURE_HTTP, default=false" desc:"INSECURE: accept a plain http:// BASE_URL to a host that is not loopback; signed requests and answers then cross the network unencrypted (tests only)"`
 	Version           int           `env:"VERSION, default=1" desc:"API version, 1 or 2"`
 	Project           string        `env:"PROJECT" desc:"partner project id sent as X-PARTNER-PROJECT (required)"`
 	Submerchant       string        `env:"SUBMERCHANT" desc:"optional X-PARTNER-SUBMERCHANT"`
@@ -59,6 +60,7 @@ type Kafka struct {
 	SessionTimeout        time.Duration `env:"SESSION_TIMEOUT, default=45s" desc:"consumer-group session timeout: how long the partitions of a replica that died without leaving wait before a rebalance moves them (the broker allows 6s-30m by default)"`
 	TLS                   TLS           `env:", prefix=TLS_"`
 	SASL                  SASL          `env:", prefix=SASL_"`
+	AllowInsecureSASL     bool          `env:"ALLOW_INSECURE_SASL, default=false" desc:"INSECURE: accept SASL PLAIN without TLS, which sends the password in clear on every connection (tests only); SCRAM never sends it and needs no such switch"`
 }
 
 // TLS configures TLS to the brokers.
@@ -95,12 +97,17 @@ type Pipeline struct {
 
 // Webhook configures the webhook HTTP ingress.
 type Webhook struct {
-	Enabled      bool          `env:"ENABLED, default=true" desc:"serve the webhook endpoint"`
-	ListenAddr   string        `env:"LISTEN_ADDR, default=:8080" desc:"listen address of the webhook endpoint"`
-	Path         string        `env:"PATH, default=/webhooks/paysession" desc:"URL path of the webhook endpoint"`
-	MaxBodyBytes int64         `env:"MAX_BODY_BYTES, default=1048576" desc:"largest accepted webhook body; larger gets 413"`
-	DedupTTL     time.Duration `env:"DEDUP_TTL, default=24h" desc:"how long a delivered webhook's event id is remembered"`
-	DedupMax     int           `env:"DEDUP_MAX_ENTRIES, default=100000" desc:"bound of remembered event ids"`
+	Enabled           bool          `env:"ENABLED, default=true" desc:"serve the webhook endpoint"`
+	ListenAddr        string        `env:"LISTEN_ADDR, default=:8080" desc:"listen address of the webhook endpoint"`
+	Path              string        `env:"PATH, default=/webhooks/paysession" desc:"URL path of the webhook endpoint"`
+	MaxBodyBytes      int64         `env:"MAX_BODY_BYTES, default=65536" desc:"largest accepted webhook body (real ones are a few KB); larger gets 413. MAX_IN_FLIGHT x this bounds the port's memory"`
+	MaxInFlight       int           `env:"MAX_IN_FLIGHT, default=128" desc:"webhook requests served at once; more get 503 with Retry-After before their body is read"`
+	MaxHeaderBytes    int           `env:"MAX_HEADER_BYTES, default=16384" desc:"largest accepted request header block of the webhook port"`
+	ReadHeaderTimeout time.Duration `env:"READ_HEADER_TIMEOUT, default=10s" desc:"a webhook connection that has not sent its headers within this is closed (slowloris)"`
+	ReadTimeout       time.Duration `env:"READ_TIMEOUT, default=30s" desc:"a webhook request not fully read (headers and body) within this is cut off"`
+	IdleTimeout       time.Duration `env:"IDLE_TIMEOUT, default=2m" desc:"an idle keep-alive webhook connection is closed after this"`
+	DedupTTL          time.Duration `env:"DEDUP_TTL, default=24h" desc:"how long a delivered webhook's event id is remembered"`
+	DedupMax          int           `env:"DEDUP_MAX_ENTRIES, default=100000" desc:"bound of remembered event ids"`
 }
 
 // Metrics configures the metrics and health endpoint.
@@ -112,6 +119,7 @@ type Metrics struct {
 type Reconciler struct {
 	Interval   time.Duration `env:"INTERVAL, default=1m" desc:"how often quiet sessions are looked for, 0 = off"`
 	QuietAfter time.Duration `env:"QUIET_AFTER, default=10m" desc:"a session not final and unchanged this long is polled with session/status"`
+	MaxAge     time.Duration `env:"MAX_AGE, default=72h" desc:"a session not final this long after its creation is no longer polled: its last state is published once more with the header paysession-warning: stale. Must exceed the service's 240m confirmation deadline"`
 }
 
 // Confirmation is the policy for sessions waiting for confirmation.

@@ -93,6 +93,15 @@ func TestLoadDefaults(t *testing.T) {
 		{"command topics", len(c.Topics.Commands()), 13},
 		{"capture by kind", c.Topics.Commands()["capture"], "payments.commands.capture"},
 		{"session timeout", c.Kafka.SessionTimeout, 45 * time.Second},
+		{"webhook body limit", c.Webhook.MaxBodyBytes, int64(64 << 10)},
+		{"webhook in flight", c.Webhook.MaxInFlight, 128},
+		{"webhook header limit", c.Webhook.MaxHeaderBytes, 16 << 10},
+		{"webhook header timeout", c.Webhook.ReadHeaderTimeout, 10 * time.Second},
+		{"webhook read timeout", c.Webhook.ReadTimeout, 30 * time.Second},
+		{"webhook idle timeout", c.Webhook.IdleTimeout, 2 * time.Minute},
+		{"reconciler max age", c.Reconciler.MaxAge, 72 * time.Hour},
+		{"insecure http", c.API.AllowInsecureHTTP, false},
+		{"insecure sasl", c.Kafka.AllowInsecureSASL, false},
 	}
 	for _, ck := range checks {
 		if ck.got != ck.want {
@@ -163,6 +172,14 @@ func TestLoadErrors(t *testing.T) {
 		{"publisher on v2", map[string]string{"PAYSESSION_API_VERSION": "2", "PAYSESSION_PUBLISH_FPS_BANKS_INTERVAL": "1h"}, nil, []string{"PAYSESSION_PUBLISH_FPS_BANKS_INTERVAL: needs API version 1"}},
 		{"log", map[string]string{"PAYSESSION_LOG_LEVEL": "loud", "PAYSESSION_LOG_FORMAT": "xml"}, nil, []string{"PAYSESSION_LOG_LEVEL: must be", "PAYSESSION_LOG_FORMAT: must be json or text"}},
 		{"grace", map[string]string{"PAYSESSION_SHUTDOWN_GRACE": "0s"}, nil, []string{"PAYSESSION_SHUTDOWN_GRACE: must be greater than 0"}},
+		{"webhook limits", map[string]string{"PAYSESSION_WEBHOOK_MAX_IN_FLIGHT": "0", "PAYSESSION_WEBHOOK_MAX_HEADER_BYTES": "100",
+			"PAYSESSION_WEBHOOK_READ_HEADER_TIMEOUT": "0s", "PAYSESSION_WEBHOOK_IDLE_TIMEOUT": "0s"}, nil,
+			[]string{"PAYSESSION_WEBHOOK_MAX_IN_FLIGHT: must be at least 1", "PAYSESSION_WEBHOOK_MAX_HEADER_BYTES: must be at least 4096",
+				"PAYSESSION_WEBHOOK_READ_HEADER_TIMEOUT: must be greater than 0", "PAYSESSION_WEBHOOK_IDLE_TIMEOUT: must be greater than 0"}},
+		{"webhook read timeout", map[string]string{"PAYSESSION_WEBHOOK_READ_TIMEOUT": "5s"}, nil,
+			[]string{"PAYSESSION_WEBHOOK_READ_TIMEOUT: must be at least PAYSESSION_WEBHOOK_READ_HEADER_TIMEOUT"}},
+		{"reconciler max age", map[string]string{"PAYSESSION_RECONCILER_MAX_AGE": "4h"}, nil,
+			[]string{"PAYSESSION_RECONCILER_MAX_AGE: must be longer than the service's 4h0m0s confirmation deadline"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -35,7 +35,7 @@ func TestSecretSources(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			env := minimal(t)
-			env["PAYSESSION_KAFKA_SASL_MECHANISM"] = "PLAIN"
+			env["PAYSESSION_KAFKA_SASL_MECHANISM"] = "SCRAM-SHA-256"
 			env["PAYSESSION_KAFKA_SASL_USERNAME"] = "connector"
 			for k, v := range tc.set {
 				env[k] = v

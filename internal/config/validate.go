@@ -20,6 +20,14 @@ import (
 // (franz-go's default); the session timeout must exceed it.
 const heartbeatInterval = 3 * time.Second
 
+// confirmDeadline is the spec's limit for session/confirm; the reconciler
+// must not give up on a session before it.
+const confirmDeadline = 240 * time.Minute
+
+// minHeaderBytes is the least header limit of the webhook port: a
+// signature of an 8192-bit key alone is 1368 bytes.
+const minHeaderBytes = 4096
+
 // problems collects one error per bad variable; names are given without Prefix.
 type problems struct {
 	skip map[string]bool // full names that already failed to decode
@@ -82,6 +90,16 @@ func (p *problems) httpURL(name, raw string) *url.URL {
 	return u
 }
 
+// loopback reports whether host never leaves the machine: localhost or a
+// loopback address. Plain HTTP to it crosses no network.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 func validPort(s string) bool {
 	n, err := strconv.Atoi(s)
 	return err == nil && n >= 0 && n <= 65535
@@ -110,8 +128,14 @@ func (c *Config) validate(skip map[string]bool) []error {
 func (c *Config) validateAPI(p *problems) {
 	a := c.API
 	if p.required("API_BASE_URL", a.BaseURL) {
-		if u := p.httpURL("API_BASE_URL", a.BaseURL); u != nil && strings.Contains(u.Path, "/api/v") {
-			p.add("API_BASE_URL", "must not include /api/vN (set PAYSESSION_API_VERSION), got %q", a.BaseURL)
+		if u := p.httpURL("API_BASE_URL", a.BaseURL); u != nil {
+			if strings.Contains(u.Path, "/api/v") {
+				p.add("API_BASE_URL", "must not include /api/vN (set PAYSESSION_API_VERSION), got %q", a.BaseURL)
+			}
+			if u.Scheme == "http" && !loopback(u.Hostname()) && !a.AllowInsecureHTTP {
+				p.add("API_BASE_URL", "plain http:// to %s would send signed requests unencrypted; use https://, "+
+					"or set PAYSESSION_API_ALLOW_INSECURE_HTTP=true to accept the risk", u.Hostname())
+			}
 		}
 	}
 	if a.Version != 1 && a.Version != 2 {
@@ -188,6 +212,10 @@ func (c *Config) validateSASL(p *problems) {
 			p.add("KAFKA_SASL_MECHANISM", "required when a SASL username or password is set")
 		}
 	case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
+		if strings.EqualFold(s.Mechanism, "PLAIN") && !c.Kafka.TLS.Enabled && !c.Kafka.AllowInsecureSASL {
+			p.add("KAFKA_SASL_MECHANISM", "PLAIN without TLS sends the password in clear; set PAYSESSION_KAFKA_TLS_ENABLED=true, "+
+				"use SCRAM-SHA-256/512, or set PAYSESSION_KAFKA_ALLOW_INSECURE_SASL=true to accept the risk")
+		}
 		p.required("KAFKA_SASL_USERNAME", s.Username)
 		if !s.Password.IsSet() {
 			p.add("KAFKA_SASL_PASSWORD", "required with SASL (or PAYSESSION_KAFKA_SASL_PASSWORD_FILE)")
@@ -257,6 +285,17 @@ func (c *Config) validateEndpoints(p *problems) {
 	if w.MaxBodyBytes <= 0 {
 		p.add("WEBHOOK_MAX_BODY_BYTES", "must be greater than 0, got %d", w.MaxBodyBytes)
 	}
+	if w.MaxInFlight < 1 {
+		p.add("WEBHOOK_MAX_IN_FLIGHT", "must be at least 1, got %d", w.MaxInFlight)
+	}
+	if w.MaxHeaderBytes < minHeaderBytes {
+		p.add("WEBHOOK_MAX_HEADER_BYTES", "must be at least %d, got %d", minHeaderBytes, w.MaxHeaderBytes)
+	}
+	p.positive("WEBHOOK_READ_HEADER_TIMEOUT", w.ReadHeaderTimeout)
+	p.positive("WEBHOOK_IDLE_TIMEOUT", w.IdleTimeout)
+	if w.ReadTimeout < w.ReadHeaderTimeout {
+		p.add("WEBHOOK_READ_TIMEOUT", "must be at least PAYSESSION_WEBHOOK_READ_HEADER_TIMEOUT (%s), got %s", w.ReadHeaderTimeout, w.ReadTimeout)
+	}
 	p.positive("WEBHOOK_DEDUP_TTL", w.DedupTTL)
 	if w.DedupMax < 1 {
 		p.add("WEBHOOK_DEDUP_MAX_ENTRIES", "must be at least 1, got %d", w.DedupMax)
@@ -266,6 +305,9 @@ func (c *Config) validateEndpoints(p *problems) {
 func (c *Config) validatePolicies(p *problems) {
 	p.notNegative("RECONCILER_INTERVAL", c.Reconciler.Interval)
 	p.positive("RECONCILER_QUIET_AFTER", c.Reconciler.QuietAfter)
+	if c.Reconciler.MaxAge <= confirmDeadline {
+		p.add("RECONCILER_MAX_AGE", "must be longer than the service's %s confirmation deadline, got %s", confirmDeadline, c.Reconciler.MaxAge)
+	}
 	cf := c.Confirm
 	switch cf.Policy {
 	case "manual":

@@ -1,0 +1,64 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestInsecureTransportsNeedConsent: a plain http:// API URL that leaves the
+// machine, and SASL PLAIN without TLS, are refused at load unless the
+// variable that says so is set; the error names that variable.
+func TestInsecureTransportsNeedConsent(t *testing.T) {
+	plain := map[string]string{"PAYSESSION_KAFKA_SASL_MECHANISM": "PLAIN", "PAYSESSION_KAFKA_SASL_USERNAME": "u",
+		"PAYSESSION_KAFKA_SASL_PASSWORD": "p"}
+	with := func(base map[string]string, kv ...string) map[string]string {
+		out := map[string]string{}
+		for k, v := range base {
+			out[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i]] = kv[i+1]
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		set     map[string]string
+		wantErr string // "" = loads
+	}{
+		{"https", map[string]string{"PAYSESSION_API_BASE_URL": "https://pay.example.com"}, ""},
+		{"http to a remote host", map[string]string{"PAYSESSION_API_BASE_URL": "http://pay.example.com"},
+			"PAYSESSION_API_BASE_URL: plain http:// to pay.example.com would send signed requests unencrypted; use https://, or set PAYSESSION_API_ALLOW_INSECURE_HTTP=true"},
+		{"http to a private address", map[string]string{"PAYSESSION_API_BASE_URL": "http://10.0.0.7:8080"}, "PAYSESSION_API_ALLOW_INSECURE_HTTP"},
+		{"http to a look-alike of loopback", map[string]string{"PAYSESSION_API_BASE_URL": "http://127.0.0.1.example.com"}, "PAYSESSION_API_ALLOW_INSECURE_HTTP"},
+		{"http to a remote host, allowed", map[string]string{"PAYSESSION_API_BASE_URL": "http://pay.example.com",
+			"PAYSESSION_API_ALLOW_INSECURE_HTTP": "true"}, ""},
+		{"http to 127.0.0.1", map[string]string{"PAYSESSION_API_BASE_URL": "http://127.0.0.1:41234"}, ""},
+		{"http to 127.8.9.10", map[string]string{"PAYSESSION_API_BASE_URL": "http://127.8.9.10:41234"}, ""},
+		{"http to localhost", map[string]string{"PAYSESSION_API_BASE_URL": "http://LocalHost:8080"}, ""},
+		{"http to ::1", map[string]string{"PAYSESSION_API_BASE_URL": "http://[::1]:8080"}, ""},
+		{"sasl plain without tls", plain,
+			"PAYSESSION_KAFKA_SASL_MECHANISM: PLAIN without TLS sends the password in clear; set PAYSESSION_KAFKA_TLS_ENABLED=true, use SCRAM-SHA-256/512, or set PAYSESSION_KAFKA_ALLOW_INSECURE_SASL=true"},
+		{"sasl plain, lower case, without tls", with(plain, "PAYSESSION_KAFKA_SASL_MECHANISM", "plain"), "PAYSESSION_KAFKA_ALLOW_INSECURE_SASL"},
+		{"sasl plain without tls, allowed", with(plain, "PAYSESSION_KAFKA_ALLOW_INSECURE_SASL", "true"), ""},
+		{"sasl plain over tls", with(plain, "PAYSESSION_KAFKA_TLS_ENABLED", "true"), ""},
+		{"sasl scram without tls", with(plain, "PAYSESSION_KAFKA_SASL_MECHANISM", "SCRAM-SHA-512"), ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := minimal(t)
+			for k, v := range tc.set {
+				env[k] = v
+			}
+			_, err := load(t, env)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.wantErr != "" && err == nil:
+				t.Fatalf("loaded, want an error with %q", tc.wantErr)
+			case tc.wantErr != "" && !strings.Contains(err.Error(), tc.wantErr):
+				t.Fatalf("error %v\nwant it to contain %q", err, tc.wantErr)
+			}
+		})
+	}
+}

@@ -59,6 +59,7 @@ func StartAPICalls(t testing.TB, target string) *APICalls {
 		proxy.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
+	t.Cleanup(a.Release) // runs first: Close waits for the requests in flight
 	a.URL = srv.URL
 	return a
 }

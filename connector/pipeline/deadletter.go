@@ -7,7 +7,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/internal/codec"
-	"github.com/paysession/paysession/internal/logging"
 )
 
 // Dead letters. An invalid command goes to the dead-letter topic with its
@@ -42,8 +41,8 @@ func (p *Pipeline) protect(ctx context.Context, r *kgo.Record) protectedLetter {
 		l.value, l.protection = codec.ProtectValue(r.Value)
 	}
 	for _, h := range foreignHeaders(r) {
-		if m := logging.RedactString(string(h.Value)); m != string(h.Value) {
-			h.Value = []byte(m)
+		if m, masked := codec.ProtectHeader(h.Key, h.Value); masked {
+			h.Value = m
 			if l.protection == codec.ValueOriginal {
 				l.protection = codec.ValueMasked
 			}

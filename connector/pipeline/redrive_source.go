@@ -51,7 +51,8 @@ func (s *sourceReader) read(ctx context.Context, dl *codec.DeadLetter) (*kgo.Rec
 	if err != nil {
 		return nil, err
 	}
-	if !bytes.Equal(r.Key, dl.OriginalKey) {
+	// A dead letter of an invalid key carries its digest (inbound.outcomeKey).
+	if !bytes.Equal(r.Key, dl.OriginalKey) && (&inbound{key: string(r.Key)}).outcomeKey() != string(dl.OriginalKey) {
 		return nil, fmt.Errorf("%w: the record at that offset has another key", errSourceUnavailable)
 	}
 	return r, nil

@@ -178,7 +178,8 @@ func buildCommands(t *testing.T, r *rig) []*kgo.Record {
 		&kgo.Record{Topic: cmds["init_payment"], Key: []byte("leak-" + id + "-loose"),
 			Value: []byte(fmt.Sprintf(looseCommand, grouped(paysim.CardHold, "_"), securityCode,
 				"cvv "+securityCode+" card "+grouped(paysim.CardRequiresConfirm, "/"))),
-			Headers: []kgo.RecordHeader{{Key: "note", Value: []byte("card " + grouped(paysim.Card3DS, "."))}}},
+			Headers: []kgo.RecordHeader{{Key: "note", Value: []byte("card " + grouped(paysim.Card3DS, "."))},
+				{Key: "X-Card-CVV", Value: []byte(securityCode)}}},
 	)
 }
 

@@ -96,8 +96,10 @@ func TestOutcomeTopicDeleted(t *testing.T) {
 	r.APICalls.Release()
 	t.Logf("deleted %s at %v, %d payouts in flight", results, time.Since(start).Round(time.Millisecond), len(during))
 	missing := time.NewTimer(outage) // the fault: how long the topic stays deleted
+	deleted := time.Now()
 	phase("outage")
 	var polls, failed, unnamed int
+	var firstFailed time.Duration
 	for waiting := true; waiting; {
 		select {
 		case <-missing.C:
@@ -107,14 +109,17 @@ func TestOutcomeTopicDeleted(t *testing.T) {
 			polls++
 			switch {
 			case status == http.StatusServiceUnavailable && strings.Contains(body, results):
+				if failed == 0 {
+					firstFailed = time.Since(deleted)
+				}
 				failed++
 			case status != http.StatusOK:
 				unnamed++
 			}
 		}
 	}
-	t.Logf("while %s was missing: /readyz polled %d times, 503 naming it %d, other failures %d",
-		results, polls, failed, unnamed)
+	t.Logf("while %s was missing: /readyz polled %d times, 503 naming it %d (first %v after the deletion), other failures %d",
+		results, polls, failed, firstFailed.Round(time.Millisecond), unnamed)
 	mentions := bytes.Count(logSince(t, r, logAt), []byte(results))
 	createTopic(t, r, results, settings)
 	r.Outcomes.Reconsume(results)

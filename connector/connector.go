@@ -143,7 +143,7 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, li
 			SessionsTopic: cfg.Topics.Sessions, Producer: c.producer, Encoder: enc, API: api,
 			Decoder:    reconcile.CodecStateDecoder{Decoder: dec},
 			APIVersion: cfg.API.Version, Tracker: tracker, Holds: holds, QuietAfter: cfg.Reconciler.QuietAfter,
-			Tick: cfg.Reconciler.Interval, Confirm: confirmPolicy(cfg.Confirm),
+			MaxAge: cfg.Reconciler.MaxAge, Tick: cfg.Reconciler.Interval, Confirm: confirmPolicy(cfg.Confirm),
 			Registerer: c.Registry, Logger: c.log.With("part", "reconciler"),
 		})
 		if err != nil {
@@ -170,7 +170,7 @@ func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encod
 	}
 	c.ingress, err = ingress.New(ingress.Config{Path: cfg.Webhook.Path, Verifier: verifier, Producer: c.producer,
 		Encoder: enc, Tracker: tracker, Holds: holds, WebhookEventsTopic: cfg.Topics.WebhookEvents, SessionsTopic: cfg.Topics.Sessions,
-		MaxBodyBytes: cfg.Webhook.MaxBodyBytes, DedupeTTL: cfg.Webhook.DedupTTL, DedupeMaxEntries: cfg.Webhook.DedupMax,
+		MaxBodyBytes: cfg.Webhook.MaxBodyBytes, MaxInFlight: cfg.Webhook.MaxInFlight, DedupeTTL: cfg.Webhook.DedupTTL, DedupeMaxEntries: cfg.Webhook.DedupMax,
 		DefaultAPIVersion: cfg.API.Version, Registerer: c.Registry, Logger: c.log.With("part", "webhook")})
 	if err != nil {
 		return err
@@ -181,7 +181,9 @@ func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encod
 			return err
 		}
 	}
-	c.webhook = &HTTPServer{Name: "webhook", Listener: l, Handler: c.ingress, Grace: cfg.ShutdownGrace / 3, Logger: c.log}
+	c.webhook = &HTTPServer{Name: "webhook", Listener: l, Handler: c.ingress, Grace: cfg.ShutdownGrace / 3, Logger: c.log,
+		ReadHeaderTimeout: cfg.Webhook.ReadHeaderTimeout, ReadTimeout: cfg.Webhook.ReadTimeout,
+		IdleTimeout: cfg.Webhook.IdleTimeout, MaxHeaderBytes: cfg.Webhook.MaxHeaderBytes}
 	return nil
 }
 

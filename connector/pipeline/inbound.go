@@ -114,16 +114,21 @@ func (in *inbound) age(now time.Time) time.Duration {
 	return now.Sub(earliest)
 }
 
-// outcomeKey is the key the command's outcome records carry (result key and
-// idempotency_key, dead-letter key): the idempotency key when it is valid.
-// An invalid key is never published as it is — it may be a card number, or
-// megabytes long — but as "sha256:" and the first 12 bytes of its SHA-256
-// in hex, which a producer can compute to find the result of its record.
-func (in *inbound) outcomeKey() string {
-	if codec.ValidateIdempotencyKey(in.key) == nil {
-		return in.key
+// outcomeKey is the key the command's outcome records carry: OutcomeKey of
+// its idempotency key.
+func (in *inbound) outcomeKey() string { return OutcomeKey(in.key) }
+
+// OutcomeKey is the key a command's outcome records carry (result key and
+// idempotency_key, dead-letter key and original_key): the idempotency key
+// when it is valid. An invalid key is never published as it is — it may be
+// a card number, or megabytes long — but as "sha256:" and the first 12 bytes
+// of its SHA-256 in hex, which a producer can compute to find the result of
+// its record.
+func OutcomeKey(key string) string {
+	if codec.ValidateIdempotencyKey(key) == nil {
+		return key
 	}
-	sum := sha256.Sum256([]byte(in.key))
+	sum := sha256.Sum256([]byte(key))
 	return "sha256:" + hex.EncodeToString(sum[:12])
 }
 

@@ -188,16 +188,18 @@ func topicUsable(td kadm.TopicDetails, topic string) bool {
 
 // Writable is a readiness check: nil while the pipeline can write its
 // outcome topics and read its command topics; otherwise an error naming
-// each topic and its error. It asks the cluster's metadata for the consumed
-// topics each time (the consumer does not report a topic deleted under it).
+// each topic and its error. It also asks the cluster's metadata for every
+// topic of the pipeline each time: the consumer does not report a topic
+// deleted under it, and a producer learns of it only after its retries.
 func (p *Pipeline) Writable(ctx context.Context) error {
 	errs := []error{p.writes.check(time.Now())}
 	if s := p.session.Load(); s != nil {
-		td, err := kadm.NewClient(s.Client()).ListTopics(ctx, p.topics...)
+		all := p.cfg.Topics.All()
+		td, err := kadm.NewClient(s.Client()).ListTopics(ctx, all...)
 		if err == nil {
-			for _, t := range p.topics {
+			for _, t := range all {
 				if d, ok := td[t]; !ok || d.Err != nil {
-					errs = append(errs, fmt.Errorf("topic %s: not readable: %w", t, cmp.Or(d.Err, error(kerr.UnknownTopicOrPartition))))
+					errs = append(errs, fmt.Errorf("topic %s: missing: %w", t, cmp.Or(d.Err, error(kerr.UnknownTopicOrPartition))))
 				}
 			}
 		}

@@ -52,7 +52,7 @@ func (s *sourceReader) read(ctx context.Context, dl *codec.DeadLetter) (*kgo.Rec
 		return nil, err
 	}
 	// A dead letter of an invalid key carries its digest (inbound.outcomeKey).
-	if !bytes.Equal(r.Key, dl.OriginalKey) && (&inbound{key: string(r.Key)}).outcomeKey() != string(dl.OriginalKey) {
+	if !bytes.Equal(r.Key, dl.OriginalKey) && OutcomeKey(string(r.Key)) != string(dl.OriginalKey) {
 		return nil, fmt.Errorf("%w: the record at that offset has another key", errSourceUnavailable)
 	}
 	return r, nil

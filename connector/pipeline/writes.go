@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/paysession/paysession/connector/topics"
 )
 
 // Topic health. A produce failure aborts the batch's transaction and its
@@ -106,7 +108,10 @@ func (h *writeHealth) check(now time.Time) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var errs []error
-	if h.blocked {
+	// Readiness fails at the first abort caused by the topic itself (gone,
+	// not authorized, refusing records), and after WriteFailureThreshold
+	// aborts of any kind.
+	if h.blocked || (h.streak > 0 && topics.IsTopicProblem(h.err)) {
 		errs = append(errs, fmt.Errorf("topic %s: not writable (%d aborted transactions): %v", h.topic, h.streak, h.err))
 	}
 	for t, p := range h.reads {

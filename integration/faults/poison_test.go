@@ -75,7 +75,6 @@ var poisonKinds = []poisonKind{
 // 5), the answered-s column says when the last valid one was; nothing
 // executes twice; no card number reaches an outcome topic or the log.
 func TestPoisonStream(t *testing.T) {
-	issue13(t)
 	t.Parallel()
 	rounds := size("FAULTS_POISON_ROUNDS", 1, 5) * (len(poisonKinds) - 1)
 	tail := size("FAULTS_POISON_TAIL", 2, 50) // valid payouts per partition after the rounds

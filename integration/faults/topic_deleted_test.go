@@ -19,18 +19,6 @@ import (
 	"github.com/paysession/paysession/internal/codec"
 )
 
-// issue13Env enables the scenarios of issue 13 (FAULTS_ISSUE13=1) until the
-// connector's fixes land: on the code they were written against they fail.
-const issue13Env = "FAULTS_ISSUE13"
-
-// issue13 skips t unless FAULTS_ISSUE13=1.
-func issue13(t *testing.T) {
-	t.Helper()
-	if os.Getenv(issue13Env) != "1" {
-		t.Skip("issue 13: enable once the pipeline fix lands (" + issue13Env + "=1 runs it now)")
-	}
-}
-
 // maxSendsPerKey bounds the API requests of one idempotency key across an
 // outage: a produce failure may cost a few aborted transactions, each of
 // which re-runs its batch's calls, before the connector parks new work.
@@ -57,7 +45,6 @@ const maxSendsPerKey = 3
 // times (a counting proxy sits between the connector and the sandbox:
 // idempotent replays are not executions but are sends).
 func TestOutcomeTopicDeleted(t *testing.T) {
-	issue13(t)
 	t.Parallel()
 	n := size("FAULTS_TOPIC_COMMANDS", 30, 600) // per phase
 	// 20 s at both sizes: the produce client retries an unknown topic for

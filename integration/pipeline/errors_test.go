@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/connector/pipeline"
 	"github.com/paysession/paysession/internal/codec"
 )
 
@@ -35,8 +36,12 @@ func TestErrorClasses(t *testing.T) {
 	t.Run("bad key", func(t *testing.T) {
 		k := "ab" // shorter than 4
 		e.produce(t, e.command(codec.KindCapture, k, capture("ps_1")))
-		res := e.out.result(t, k, 30*time.Second)
-		e.wantInvalid(t, res, k)
+		published := pipeline.OutcomeKey(k) // an invalid key is published as its digest
+		if published == k {
+			t.Fatalf("OutcomeKey(%q) = the key itself", k)
+		}
+		res := e.out.result(t, published, 30*time.Second)
+		e.wantInvalid(t, res, published)
 		if deref(res.ErrorField) != "key" {
 			t.Errorf("error field = %q, want key", deref(res.ErrorField))
 		}

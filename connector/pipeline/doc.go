@@ -5,13 +5,34 @@
 //
 // Data path, one command (process):
 //
-//	decode (Confluent / single-object Avro / JSON by first byte) → validate
-//	(key 4..64 printable ASCII, fields) → key-lifetime guard (record time
-//	older than KeyLifetimeMargin ⇒ expired, never sent) → call the API with
-//	the record key as X-PARTNER-IDEMPOTENCY-KEY (retryable errors retried with
-//	exponential backoff, full jitter, Retry-After honoured, under a budget) →
-//	classify (accepted / rejected / expired / invalid / indeterminate) →
-//	outcome records.
+//	key-lifetime guard (age = now − the earliest of record time, first
+//	attempt and first seen, older than KeyLifetimeMargin ⇒ never sent) →
+//	decode (Confluent / single-object Avro / strict JSON by first byte) →
+//	validate (key 4..64 printable ASCII and no card number, fields) → call
+//	the API with the record key as X-PARTNER-IDEMPOTENCY-KEY (retryable
+//	errors retried with exponential backoff, full jitter, Retry-After
+//	honoured up to Retry.Max, under a budget) → classify (accepted /
+//	rejected / expired / invalid / indeterminate) → outcome records.
+//
+// "Not sent" is proven (attempts.go): before a batch's calls start, a mark
+// on the compacted attempts topic covers every offset the batch may call.
+// An expired command is "expired, not sent" only if its offset lies past the
+// mark read when its partition was taken over; otherwise it is
+// indeterminate, and one status query settles its session where it names
+// one.
+//
+// Topics that cannot be written (writes.go): /readyz fails naming the topic
+// at the first abort the topic itself caused; after WriteFailureThreshold
+// consecutive aborts by one topic the pipeline stops polling and calling the
+// API, waits for the topic in the metadata, and rebuilds its Kafka session.
+// The final outcomes of a batch aborted by a write failure are kept
+// (replay.go), so its redelivered commands are not executed again.
+//
+// Sizes. A dead letter that would not fit the dead-letter topic
+// (Config.Limits, from topics.Verify) withholds the value, then the
+// headers; a command that would not fit the retry topic gets a final
+// record_too_large result; an invalid key is published as its digest
+// (OutcomeKey). So every record ends as one result, whatever its size.
 //
 // Transactions. One kgo.GroupTransactSession (read_committed, transactional
 // id from configuration) consumes every command topic and the retry topic.
@@ -66,7 +87,9 @@
 //
 // Back-pressure. PauseAfterFailures consecutive retryable failures pause
 // fetching of every topic; the pipeline probes the service every
-// ProbeInterval (or the larger Retry-After) and resumes when it answers.
+// ProbeInterval (or the larger Retry-After, up to a minute) and resumes when
+// it answers. A schema registry failure parks the command; after
+// DecodeFailureBudget failures it is rejected and dead-lettered, never sent.
 //
 // Shutdown. When Run's context ends the pipeline stops polling, gives the
 // open batch ShutdownGrace to finish, parks what is left, commits, leaves the
@@ -76,8 +99,9 @@
 // a record on the dead-letter topic with its origin (topic, partition,
 // offset, key, headers, record time) and the error, but never with card
 // data: the value is a protected copy. Card numbers (Luhn-valid runs of 12–19
-// digits, grouped or not, in JSON strings and numbers or Avro strings) keep
-// bin and last4 only and security codes become "***" (JSON is edited in
+// digits, also grouped by any single separator or JSON-escaped, in JSON
+// strings and numbers or Avro strings) keep bin and last4 only and security
+// codes (members named so in any spelling) become "***" (JSON is edited in
 // place, Avro re-encoded with its writer schema); a value that cannot be read
 // reliably (undecodable Avro, unknown binary) is withheld (empty). The
 // paysession-dlq-value header says which: original, masked or withheld.

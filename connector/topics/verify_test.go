@@ -11,6 +11,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/integration/harness"
 )
 
 // TestVerify runs Verify on real topics: one compacted as wanted, one not
@@ -18,23 +21,17 @@ import (
 // letter topic, a retry topic with an hour's retention, one left at the
 // broker's defaults, and one that does not exist.
 func TestVerify(t *testing.T) {
-	adm := newAdmin(t)
+	cl, adm := newClients(t)
 	str := func(s string) *string { return &s }
 	var (
-		sessions   = uniqueTopic(t, "sessions")
-		notCompact = uniqueTopic(t, "sessions-delete")
-		command    = uniqueTopic(t, "command")
-		deadLetter = uniqueTopic(t, "dead-letter")
-		retry      = uniqueTopic(t, "retry")
-		results    = uniqueTopic(t, "results")
-		missing    = uniqueTopic(t, "missing")
+		sessions   = harness.TopicWith(t, cl, 1, map[string]*string{"cleanup.policy": str("compact")})
+		notCompact = harness.TopicWith(t, cl, 1, map[string]*string{"cleanup.policy": str("delete")})
+		command    = harness.TopicWith(t, cl, 3, map[string]*string{"max.message.bytes": str("4194304")})
+		deadLetter = harness.TopicWith(t, cl, 1, map[string]*string{"max.message.bytes": str("1048576")})
+		retry      = harness.TopicWith(t, cl, 1, map[string]*string{"retention.ms": str("3600000")})
+		results    = harness.TopicWith(t, cl, 1, nil)
+		missing    = missingTopic(t, "missing")
 	)
-	createTopic(t, adm, sessions, 1, map[string]*string{"cleanup.policy": str("compact")})
-	createTopic(t, adm, notCompact, 1, map[string]*string{"cleanup.policy": str("delete")})
-	createTopic(t, adm, command, 3, map[string]*string{"max.message.bytes": str("4194304")})
-	createTopic(t, adm, deadLetter, 1, map[string]*string{"max.message.bytes": str("1048576")})
-	createTopic(t, adm, retry, 1, map[string]*string{"retention.ms": str("3600000")})
-	createTopic(t, adm, results, 1, nil)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -137,7 +134,7 @@ func TestVerify(t *testing.T) {
 
 // TestVerifyNothing asks about no topic.
 func TestVerifyNothing(t *testing.T) {
-	adm := newAdmin(t)
+	_, adm := newClients(t)
 	rep, err := Verify(context.Background(), adm, nil)
 	if err != nil || rep.Err() != nil || len(rep.Topics) != 0 || len(rep.Warnings()) != 0 {
 		t.Errorf("Verify(nil) = %+v, %v", rep, err)
@@ -147,8 +144,14 @@ func TestVerifyNothing(t *testing.T) {
 // TestVerifyUnreachable returns an error, not a report, when the cluster
 // cannot be asked.
 func TestVerifyUnreachable(t *testing.T) {
-	seeds(t) // skipped with the other broker tests
-	cl := newClientAt(t, "127.0.0.1:1")
+	if testing.Short() {
+		t.Skip("dials the network: skipped in -short mode with the broker tests")
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers("127.0.0.1:1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if _, err := Verify(ctx, kadm.NewClient(cl), []Want{{Topic: "t", Role: Results}}); err == nil {

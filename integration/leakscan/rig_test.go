@@ -5,9 +5,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"maps"
 	"net"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -56,58 +55,32 @@ func randomID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// startRig starts the rig's connector on a sandbox with the connector's
+// variables (harness.Sandbox), its webhooks sent to the connector's listener.
 func startRig(t *testing.T) *rig {
 	t.Helper()
-	brokers := harness.Kafka(t)
-	cl := harness.NewClient(t, kgo.ProducerLinger(0))
-	dir := t.TempDir()
-	partner, service, err := paysim.DevKeys(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	webhookL := listen(t)
 	opsL := listen(t)
 	const hookPath = "/webhooks/paysession"
-	sim, err := paysim.New(paysim.Config{ServiceKey: service, Seed: 1,
-		Projects: []paysim.Project{paysim.DevProject("leakscan", &partner.PublicKey, "http://"+webhookL.Addr().String()+hookPath)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sim.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sim.Close() })
-
-	id := randomID()
-	vars := map[string]string{
-		"PAYSESSION_API_BASE_URL":                  sim.URL(),
-		"PAYSESSION_API_PROJECT":                   "leakscan",
-		"PAYSESSION_API_PRIVATE_KEY_FILE":          filepath.Join(dir, paysim.DevPartnerPrivate),
-		"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES":  filepath.Join(dir, paysim.DevServicePublic),
-		"PAYSESSION_KAFKA_BROKERS":                 strings.Join(brokers, ","),
-		"PAYSESSION_KAFKA_GROUP_ID":                "leakscan-" + id,
-		"PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX": "leakscan-" + id,
-		"PAYSESSION_WEBHOOK_PATH":                  hookPath,
-		"PAYSESSION_PIPELINE_BATCH_DEADLINE":       "2s",
-		"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT":  "30s",
-		"PAYSESSION_RECONCILER_INTERVAL":           "200ms",
-		"PAYSESSION_RECONCILER_QUIET_AFTER":        "1s",
-		"PAYSESSION_SHUTDOWN_GRACE":                "6s",
-		"PAYSESSION_LOG_LEVEL":                     "debug",
-		"PAYSESSION_LOG_FORMAT":                    "json",
-	}
-	// Every topic variable points at a fresh topic of this test, created
-	// as the connector's start-up check wants it.
-	for name, topic := range harness.ConnectorTopics(t, cl, 1) {
-		vars[name] = topic
-	}
+	sim, vars := harness.Sandbox(t, "leakscan", "http://"+webhookL.Addr().String()+hookPath)
+	maps.Copy(vars, map[string]string{
+		"PAYSESSION_WEBHOOK_PATH":                 hookPath,
+		"PAYSESSION_PIPELINE_BATCH_DEADLINE":      "2s",
+		"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT": "30s",
+		"PAYSESSION_RECONCILER_INTERVAL":          "200ms",
+		"PAYSESSION_RECONCILER_QUIET_AFTER":       "1s",
+		"PAYSESSION_SHUTDOWN_GRACE":               "6s",
+		"PAYSESSION_LOG_LEVEL":                    "debug",
+		"PAYSESSION_LOG_FORMAT":                   "json",
+	})
+	cl := harness.NewClient(t, kgo.ProducerLinger(0))
 	ctx := context.Background()
 	cfg, err := config.Load(ctx, envconfig.MapLookuper(vars))
 	if err != nil {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: cfg.Logger(logs), InstanceID: "leakscan-" + id,
+	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: cfg.Logger(logs), InstanceID: vars["PAYSESSION_KAFKA_GROUP_ID"],
 		WebhookListener: webhookL, OpsListener: opsL,
 		KafkaOpts: []kgo.Opt{kgo.MetadataMinAge(250 * time.Millisecond), kgo.MetadataMaxAge(2 * time.Second), kgo.FetchMaxWait(100 * time.Millisecond)}})
 	if err != nil {

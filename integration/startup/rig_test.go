@@ -6,10 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"maps"
 	"net"
 	"net/http"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,42 +31,19 @@ type setup struct {
 	calls   *callCounter
 }
 
+// newSetup starts a sandbox with the connector's variables
+// (harness.Sandbox) and adds the timings of these tests.
 func newSetup(t *testing.T) *setup {
 	t.Helper()
-	brokers := harness.Kafka(t)
+	sim, vars := harness.Sandbox(t, "startup", "")
+	maps.Copy(vars, map[string]string{
+		"PAYSESSION_API_ALLOW_INSECURE_HTTP":      "true",
+		"PAYSESSION_PIPELINE_BATCH_DEADLINE":      "2s",
+		"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT": "20s",
+		"PAYSESSION_RECONCILER_INTERVAL":          "0",
+		"PAYSESSION_SHUTDOWN_GRACE":               "6s",
+	})
 	cl := harness.NewClient(t, kgo.ProducerLinger(0))
-	dir := t.TempDir()
-	partner, service, err := paysim.DevKeys(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := paysim.New(paysim.Config{ServiceKey: service, Seed: 1,
-		Projects: []paysim.Project{paysim.DevProject("startup", &partner.PublicKey, "")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sim.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sim.Close() })
-	id := randomID()
-	vars := map[string]string{
-		"PAYSESSION_API_BASE_URL":                  sim.URL(),
-		"PAYSESSION_API_ALLOW_INSECURE_HTTP":       "true",
-		"PAYSESSION_API_PROJECT":                   "startup",
-		"PAYSESSION_API_PRIVATE_KEY_FILE":          filepath.Join(dir, paysim.DevPartnerPrivate),
-		"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES":  filepath.Join(dir, paysim.DevServicePublic),
-		"PAYSESSION_KAFKA_BROKERS":                 strings.Join(brokers, ","),
-		"PAYSESSION_KAFKA_GROUP_ID":                "startup-" + id,
-		"PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX": "startup-" + id,
-		"PAYSESSION_PIPELINE_BATCH_DEADLINE":       "2s",
-		"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT":  "20s",
-		"PAYSESSION_RECONCILER_INTERVAL":           "0",
-		"PAYSESSION_SHUTDOWN_GRACE":                "6s",
-	}
-	for name, topic := range harness.ConnectorTopics(t, cl, 1) {
-		vars[name] = topic
-	}
 	return &setup{vars: vars, client: cl, sandbox: sim, calls: &callCounter{byKey: map[string]int{}}}
 }
 

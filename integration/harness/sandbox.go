@@ -1,0 +1,59 @@
+package harness
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/paysession/paysession/internal/paysim"
+)
+
+// Sandbox starts an in-process paysim sandbox for t and returns it with the
+// connector's variables (PAYSESSION_*) that point a connector at it: the
+// sandbox's URL, the project, the dev key files, the brokers of Kafka(t), a
+// consumer group and transactional id prefix unique to this call, and every
+// topic variable set to a fresh topic of t (ConnectorTopics, one partition per
+// command topic).
+//
+// The sandbox serves one DevProject named project, whose webhooks go to
+// webhookURL ("" for none), on a free loopback port; its dev keys are made in
+// t.TempDir(). It is closed and the topics are deleted when t ends. Callers add
+// their own variables (timings, log level, webhook path) to the map, which is
+// theirs to change.
+func Sandbox(t testing.TB, project, webhookURL string) (*paysim.Server, map[string]string) {
+	t.Helper()
+	brokers := Kafka(t)
+	dir := t.TempDir()
+	partner, service, err := paysim.DevKeys(dir)
+	if err != nil {
+		t.Fatalf("sandbox dev keys: %v", err)
+	}
+	sim, err := paysim.New(paysim.Config{ServiceKey: service, Seed: 1,
+		Projects: []paysim.Project{paysim.DevProject(project, &partner.PublicKey, webhookURL)}})
+	if err != nil {
+		t.Fatalf("sandbox: %v", err)
+	}
+	if err := sim.Start("127.0.0.1:0"); err != nil {
+		t.Fatalf("start sandbox: %v", err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+
+	var suffix [6]byte
+	_, _ = rand.Read(suffix[:])
+	id := project + "-" + hex.EncodeToString(suffix[:])
+	vars := map[string]string{
+		"PAYSESSION_API_BASE_URL":                  sim.URL(),
+		"PAYSESSION_API_PROJECT":                   project,
+		"PAYSESSION_API_PRIVATE_KEY_FILE":          filepath.Join(dir, paysim.DevPartnerPrivate),
+		"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES":  filepath.Join(dir, paysim.DevServicePublic),
+		"PAYSESSION_KAFKA_BROKERS":                 strings.Join(brokers, ","),
+		"PAYSESSION_KAFKA_GROUP_ID":                id,
+		"PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX": id,
+	}
+	for name, topic := range ConnectorTopics(t, NewClient(t), 1) {
+		vars[name] = topic
+	}
+	return sim, vars
+}

@@ -170,11 +170,18 @@ func logLeaks(t testing.TB, path string) int {
 		t.Errorf("read %s for the leak scan: %v", path, err)
 		return 0
 	}
-	found := leakscan.Scan(b)
-	for _, f := range found {
+	// Count only the cards the scenarios sent (notSent): the scan is wide
+	// on purpose (any separator, any group size), so digit runs of log
+	// timestamps can look like a Luhn-valid number.
+	n := 0
+	for _, f := range leakscan.Scan(b) {
+		if notSent(f) {
+			continue
+		}
 		t.Errorf("card data in the connector log: %s", f)
+		n++
 	}
-	return len(found)
+	return n
 }
 
 // ledgerCounts returns the keys of keys the sandbox executed, and the

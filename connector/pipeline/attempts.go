@@ -97,7 +97,7 @@ func (m *attemptMarks) cover(ctx context.Context, ins []*inbound, mayCall func(*
 		tp := topicPartition{in.rec.Topic, in.rec.Partition}
 		at, marked := m.known[tp]
 		in.neverAttempted = !in.retry.sent && (!marked || in.rec.Offset > at)
-		if mayCall(in) && in.rec.Offset > need[tp] {
+		if n, ok := need[tp]; mayCall(in) && (!ok || in.rec.Offset > n) {
 			need[tp] = in.rec.Offset
 		}
 	}

@@ -31,7 +31,7 @@ func (p *Pipeline) awaitHealthy(ctx context.Context, s *kgo.GroupTransactSession
 	defer s.Client().ResumeFetchTopics(p.topics...)
 	p.log.Warn("api failing; paused fetching", slog.Int("threshold", p.cfg.PauseAfterFailures))
 	for {
-		wait := max(p.cfg.ProbeInterval, min(retryAfter, maxProbeWait))
+		wait := p.probeWait(retryAfter)
 		select {
 		case <-ctx.Done():
 			return false
@@ -50,4 +50,15 @@ func (p *Pipeline) awaitHealthy(ctx context.Context, s *kgo.GroupTransactSession
 			retryAfter = ae.RetryAfter
 		}
 	}
+}
+
+// probeWait is the wait before the next probe: ProbeInterval, or the
+// service's Retry-After when larger, up to maxProbeWait (a Retry-After of a
+// day must not pause fetching for a day).
+func (p *Pipeline) probeWait(retryAfter time.Duration) time.Duration {
+	if retryAfter > maxProbeWait {
+		p.log.Warn("large Retry-After capped for the pause probe", slog.Duration("retry_after", retryAfter),
+			slog.Duration("cap", maxProbeWait))
+	}
+	return max(p.cfg.ProbeInterval, min(retryAfter, maxProbeWait))
 }

@@ -61,3 +61,16 @@ func TestBackoffExhausted(t *testing.T) {
 		})
 	}
 }
+
+func TestProbeWaitCapsRetryAfter(t *testing.T) {
+	p := newTestPipeline(t, &fakeAPI{}, func(c *Config) { c.ProbeInterval = time.Second })
+	for _, tt := range []struct{ retryAfter, want time.Duration }{
+		{0, time.Second},
+		{30 * time.Second, 30 * time.Second},
+		{86400 * time.Second, maxProbeWait},
+	} {
+		if got := p.probeWait(tt.retryAfter); got != tt.want {
+			t.Errorf("probeWait(%v) = %v, want %v", tt.retryAfter, got, tt.want)
+		}
+	}
+}

@@ -191,7 +191,8 @@ func (c *Connector) buildOps(cfg *config.Config, o Options) error {
 	ready := NewReadiness()
 	ready.Add("kafka", func(ctx context.Context) error { return c.producer.Ping(ctx) })
 	ready.Add("group", c.pipe.GroupJoined)
-	ready.Add("topics", c.pipe.Writable)
+	present := topicsPresent(c.producer, TopicWants(cfg))
+	ready.Add("topics", func(ctx context.Context) error { return errors.Join(c.pipe.Writable(ctx), present(ctx)) })
 	// The partner API's reachability is a metric, not readiness: webhooks
 	// need no API, and the pipeline backs off by itself while it fails.
 	if err := c.Registry.Register(NewReachability("api", DialCheck(cfg.API.BaseURL))); err != nil {

@@ -1,12 +1,15 @@
 package connector
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/topics"
@@ -67,4 +70,28 @@ func verifyTopics(ctx context.Context, cfg *config.Config, kafkaOpts []kgo.Opt, 
 		log.Warn("kafka topic setting weakens a guarantee", slog.String("warning", w))
 	}
 	return rep, nil
+}
+
+// topicsPresent is a readiness check: every configured topic is in the
+// cluster's metadata (a consumer does not report a topic deleted under it,
+// and a producer learns of it only after its retries). The error names each
+// missing topic.
+func topicsPresent(cl *kgo.Client, wants []topics.Want) Check {
+	return func(ctx context.Context) error {
+		names := make([]string, 0, len(wants))
+		for _, w := range wants {
+			names = append(names, w.Topic)
+		}
+		td, err := kadm.NewClient(cl).ListTopics(ctx, names...)
+		if err != nil {
+			return fmt.Errorf("list topics: %w", err)
+		}
+		var errs []error
+		for _, n := range names {
+			if d, ok := td[n]; !ok || d.Err != nil {
+				errs = append(errs, fmt.Errorf("topic %s: missing: %w", n, cmp.Or(d.Err, error(kerr.UnknownTopicOrPartition))))
+			}
+		}
+		return errors.Join(errs...)
+	}
 }

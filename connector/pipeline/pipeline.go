@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -188,24 +187,9 @@ func topicUsable(td kadm.TopicDetails, topic string) bool {
 
 // Writable is a readiness check: nil while the pipeline can write its
 // outcome topics and read its command topics; otherwise an error naming
-// each topic and its error. It also asks the cluster's metadata for every
-// topic of the pipeline each time: the consumer does not report a topic
-// deleted under it, and a producer learns of it only after its retries.
-func (p *Pipeline) Writable(ctx context.Context) error {
-	errs := []error{p.writes.check(time.Now())}
-	if s := p.session.Load(); s != nil {
-		all := p.cfg.Topics.All()
-		td, err := kadm.NewClient(s.Client()).ListTopics(ctx, all...)
-		if err == nil {
-			for _, t := range all {
-				if d, ok := td[t]; !ok || d.Err != nil {
-					errs = append(errs, fmt.Errorf("topic %s: missing: %w", t, cmp.Or(d.Err, error(kerr.UnknownTopicOrPartition))))
-				}
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
+// each topic and its error (writes.go). Whether the topics exist at all is
+// the connector's check of its whole configuration.
+func (p *Pipeline) Writable(context.Context) error { return p.writes.check(time.Now()) }
 
 // GroupJoined is a readiness check: nil while the pipeline's consumer is a
 // member of its group, with or without partitions (a replica beyond the

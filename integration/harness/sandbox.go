@@ -3,6 +3,7 @@ package harness
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,4 +57,16 @@ func Sandbox(t testing.TB, project, webhookURL string) (*paysim.Server, map[stri
 		vars[name] = topic
 	}
 	return sim, vars
+}
+
+// Listen returns a listener on a free loopback port, closed when t ends: for
+// the webhook and ops endpoints of an in-process connector.
+func Listen(t testing.TB) net.Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	return l
 }

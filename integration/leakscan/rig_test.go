@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"maps"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -59,8 +58,8 @@ func randomID() string {
 // variables (harness.Sandbox), its webhooks sent to the connector's listener.
 func startRig(t *testing.T) *rig {
 	t.Helper()
-	webhookL := listen(t)
-	opsL := listen(t)
+	webhookL := harness.Listen(t)
+	opsL := harness.Listen(t)
 	const hookPath = "/webhooks/paysession"
 	sim, vars := harness.Sandbox(t, "leakscan", "http://"+webhookL.Addr().String()+hookPath)
 	maps.Copy(vars, map[string]string{
@@ -88,14 +87,4 @@ func startRig(t *testing.T) *rig {
 	}
 	stop := harness.Background(t, "connector Run", c.Run)
 	return &rig{cfg: cfg, sandbox: sim, logs: logs, stop: stop, client: cl}
-}
-
-func listen(t *testing.T) net.Listener {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	return l
 }

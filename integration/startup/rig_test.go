@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"io"
 	"maps"
-	"net"
 	"net/http"
 	"sync"
 	"testing"
@@ -63,10 +62,23 @@ func (s *setup) newConnector(t *testing.T) (*connector.Connector, error) {
 	t.Helper()
 	cfg := s.config(t)
 	return connector.New(context.Background(), connector.Options{Config: cfg, Logger: cfg.Logger(io.Discard),
-		InstanceID: "startup", WebhookListener: listen(t), OpsListener: listen(t),
+		InstanceID: "startup", WebhookListener: harness.Listen(t), OpsListener: harness.Listen(t),
 		HTTPClient: &http.Client{Transport: s.calls.wrap(http.DefaultTransport), Timeout: 10 * time.Second},
 		KafkaOpts: []kgo.Opt{kgo.MetadataMinAge(250 * time.Millisecond), kgo.MetadataMaxAge(2 * time.Second),
 			kgo.FetchMaxWait(100 * time.Millisecond)}})
+}
+
+// startReady builds and runs a connector of the setup until the test ends,
+// and waits until its /readyz answers 200.
+func (s *setup) startReady(t *testing.T) *connector.Connector {
+	t.Helper()
+	c, err := s.newConnector(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness.Background(t, "connector Run", c.Run)
+	harness.Eventually(t, 60*time.Second, "/readyz 200", func() bool { code, _ := readyz(t, c); return code == 200 })
+	return c
 }
 
 // callCounter counts API requests per idempotency key.
@@ -128,16 +140,6 @@ func metrics(t *testing.T, c *connector.Connector) string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
-}
-
-func listen(t *testing.T) net.Listener {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	return l
 }
 
 func randomID() string {

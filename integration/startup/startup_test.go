@@ -52,7 +52,7 @@ func TestStartRefusesMissingAndUncompactedTopics(t *testing.T) {
 func TestReadyWhileAPIUnreachable(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t)
-	l := listen(t)
+	l := harness.Listen(t)
 	addr := l.Addr().String()
 	l.Close() // nothing listens there
 	s.vars["PAYSESSION_API_BASE_URL"] = "http://" + addr
@@ -78,12 +78,7 @@ func TestReadyWhileAPIUnreachable(t *testing.T) {
 func TestOutcomeTopicDeletedAndRecreated(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t)
-	c, err := s.newConnector(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	harness.Background(t, "connector Run", c.Run)
-	harness.Eventually(t, 60*time.Second, "/readyz 200", func() bool { code, _ := readyz(t, c); return code == 200 })
+	c := s.startReady(t)
 
 	adm := kadm.NewClient(s.client)
 	results := s.vars["PAYSESSION_TOPIC_COMMAND_RESULTS"]
@@ -144,12 +139,7 @@ const payout = `{"instrument":{"type":"card","card":{"type":"bank_card","bank_ca
 func TestCommandTopicDeletedFailsReadiness(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t)
-	c, err := s.newConnector(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	harness.Background(t, "connector Run", c.Run)
-	harness.Eventually(t, 60*time.Second, "/readyz 200", func() bool { code, _ := readyz(t, c); return code == 200 })
+	c := s.startReady(t)
 	capture := s.vars["PAYSESSION_TOPIC_CAPTURE"]
 	if _, err := kadm.NewClient(s.client).DeleteTopic(context.Background(), capture); err != nil {
 		t.Fatal(err)

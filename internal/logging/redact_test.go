@@ -26,15 +26,46 @@ type bankCard struct {
 	Holder       string                 `json:"holder"`
 }
 
+// logCase logs something and names what must not and what must appear in
+// the output.
+type logCase struct {
+	name    string
+	log     func(l *slog.Logger)
+	leaks   []string // must not appear
+	visible []string // must appear (the log stays useful)
+}
+
+// runLogCases runs each case in the JSON and the text format.
+func runLogCases(t *testing.T, cases []logCase) {
+	t.Helper()
+	for _, format := range []string{"json", "text"} {
+		for _, tc := range cases {
+			t.Run(format+"/"+tc.name, func(t *testing.T) {
+				var buf bytes.Buffer
+				tc.log(logging.New(&buf, "debug", format))
+				out := buf.String()
+				if out == "" {
+					t.Fatal("nothing logged")
+				}
+				for _, l := range tc.leaks {
+					if strings.Contains(out, l) {
+						t.Errorf("output leaks %q:\n%s", l, out)
+					}
+				}
+				for _, v := range tc.visible {
+					if !strings.Contains(out, v) {
+						t.Errorf("output lacks %q:\n%s", v, out)
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestLeaks logs card data and secrets in every shape a caller might and
 // checks, in both formats, that none of it reaches the output.
 func TestLeaks(t *testing.T) {
-	cases := []struct {
-		name    string
-		log     func(l *slog.Logger)
-		leaks   []string // must not appear
-		visible []string // must appear (the log stays useful)
-	}{
+	cases := []logCase{
 		{"pan in message", func(l *slog.Logger) { l.Info("charging " + pan) }, []string{pan}, []string{"411111******1111"}},
 		{"pan in string attr", func(l *slog.Logger) { l.Info("x", "note", "card "+pan+" ok") }, []string{pan}, []string{"411111******1111"}},
 		{"pan with spaces", func(l *slog.Logger) { l.Info("x", "note", "4111 1111 1111 1111") }, []string{"4111 1111 1111 1111"}, nil},
@@ -67,28 +98,7 @@ func TestLeaks(t *testing.T) {
 			l.Info("x", "offset", int64(123456789012345), "phone", "79000000000", "idempotency_key", "key-4111")
 		}, nil, []string{"123456789012345", "79000000000", "key-4111"}},
 	}
-	for _, format := range []string{"json", "text"} {
-		for _, tc := range cases {
-			t.Run(format+"/"+tc.name, func(t *testing.T) {
-				var buf bytes.Buffer
-				tc.log(logging.New(&buf, "debug", format))
-				out := buf.String()
-				if out == "" {
-					t.Fatal("nothing logged")
-				}
-				for _, l := range tc.leaks {
-					if strings.Contains(out, l) {
-						t.Errorf("output leaks %q:\n%s", l, out)
-					}
-				}
-				for _, v := range tc.visible {
-					if !strings.Contains(out, v) {
-						t.Errorf("output lacks %q:\n%s", v, out)
-					}
-				}
-			})
-		}
-	}
+	runLogCases(t, cases)
 }
 
 func TestRedactString(t *testing.T) {
@@ -139,12 +149,7 @@ func TestLeaksLooseForms(t *testing.T) {
 	// codeValue are the forms a logged value 737 takes (a bare "737" may be
 	// part of the record's time).
 	codeValue := []string{`:"737"`, `:737`, `=737`, `\"737\"`}
-	cases := []struct {
-		name    string
-		log     func(l *slog.Logger)
-		leaks   []string // must not appear
-		visible []string // must appear (the log stays useful)
-	}{
+	cases := []logCase{
 		{"dotted pan in message", func(l *slog.Logger) { l.Info("charging 4111.1111.1111.1111 now") },
 			[]string{"4111.1111.1111.1111"}, []string{"411111******1111", "now"}},
 		{"slashed pan in attr", func(l *slog.Logger) { l.Info("x", "note", "4111/1111/1111/1111") },
@@ -176,28 +181,7 @@ func TestLeaksLooseForms(t *testing.T) {
 			l.Info("batch 2026-11-24 took 1.234s", "status", "503", "addr", "10.0.0.12:9092", "note", "order 12345 qty 3")
 		}, nil, []string{"2026-11-24", "1.234s", "503", "10.0.0.12:9092", "order 12345 qty 3"}},
 	}
-	for _, format := range []string{"json", "text"} {
-		for _, tc := range cases {
-			t.Run(format+"/"+tc.name, func(t *testing.T) {
-				var buf bytes.Buffer
-				tc.log(logging.New(&buf, "debug", format))
-				out := buf.String()
-				if out == "" {
-					t.Fatal("nothing logged")
-				}
-				for _, l := range tc.leaks {
-					if strings.Contains(out, l) {
-						t.Errorf("output leaks %q:\n%s", l, out)
-					}
-				}
-				for _, v := range tc.visible {
-					if !strings.Contains(out, v) {
-						t.Errorf("output lacks %q:\n%s", v, out)
-					}
-				}
-			})
-		}
-	}
+	runLogCases(t, cases)
 }
 
 // TestRedactStringLooseForms pins the masks of the loose forms.

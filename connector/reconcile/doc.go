@@ -1,6 +1,7 @@
 // Package reconcile keeps every session moving when webhooks do not arrive:
-// sessions that are not final and have been quiet longer than QuietAfter are
-// polled with session/status (with backoff) and their new state is published
+// sessions that are not settled (see Settled: a final status and no
+// operation or refund in progress) and have been quiet longer than
+// QuietAfter are polled with session/status (with backoff) and their new state is published
 // on the sessions topic (source poll). It also applies the confirmation
 // policy to sessions waiting for session/confirm and surfaces the
 // 240-minute confirmation deadline before it expires.

@@ -37,7 +37,7 @@ func newMetrics(reg prometheus.Registerer, p *pendingSet) (*metrics, error) {
 	}
 	open := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "paysession_reconcile_open_sessions",
-		Help: "Sessions of this replica's partitions that are not final.",
+		Help: "Sessions of this replica's partitions that are not settled.",
 	}, func() float64 { return float64(p.open()) })
 	for _, c := range []prometheus.Collector{m.polls, m.confirms, m.warnings, m.stale, open} {
 		if err := reg.Register(c); err != nil {

@@ -80,7 +80,7 @@ func (p *pendingSet) apply(st *codec.SessionState, partition int32) bool {
 		return false
 	}
 	if Settled(&st.Session) {
-		// Final sessions are forgotten, so memory follows the open
+		// Settled sessions are forgotten, so memory follows the open
 		// sessions. An older state read after it (another writer's late
 		// record) re-opens the session for one poll, which republishes the
 		// final state: a duplicate, never a step back.
@@ -124,19 +124,40 @@ func (p *pendingSet) markStale(v sessionstate.Version) {
 }
 
 // Settled reports whether a session needs no more polling: its status is
-// final, or every operation is final and the service waits for nothing
-// (the spec's statuses are an open set; a timed-out confirmation cancels
-// the operation whatever the session status says).
+// final, the service waits for nothing from the partner, and no operation
+// or refund is in progress. The spec (payment-session-api.md) says why a
+// final session status alone is not enough:
+//
+//   - "Refund status: in_progress, accepted." and "successful payment |
+//     session/refund | payment succeeded | refund in_progress |
+//     payment_refunded webhook after completion": a session stays
+//     accepted while its refund runs, and only payment_refunded (or a
+//     poll) shows the refund accepted.
+//   - "held payment | session/capture | amount within the frozen amount |
+//     session in_progress, payment succeeded | Response sample shows a
+//     refund in_progress": a partial capture's release of the rest is a
+//     refund in progress beside a succeeded payment.
+//   - "operation in progress | service completes | — | operation
+//     succeeded (or another final status), session accepted |
+//     payment_finished webhook": the session becomes accepted when the
+//     service completes, so a session still in_progress is not done even
+//     when every operation shows a final status.
+//   - "next_action | Present when the service waits for the partner."
+//   - "Complete list of session and operation status values: not shown.":
+//     a status this package does not know as final counts as in
+//     progress; Config.MaxAge bounds how long such a session is polled.
 func Settled(s *codec.Session) bool {
-	if sessionstate.IsFinal(s.Status) {
-		return true
-	}
-	if len(s.Operations) == 0 || s.NextAction != nil {
+	if !sessionstate.IsFinal(s.Status) || s.NextAction != nil {
 		return false
 	}
 	for _, op := range s.Operations {
 		if !isFinalOp(op.Status) {
 			return false
+		}
+		for _, rf := range op.Refunds {
+			if !sessionstate.IsFinal(rf.Status) {
+				return false
+			}
 		}
 	}
 	return true
@@ -224,7 +245,7 @@ func (p *pendingSet) done(t task, now time.Time, learned bool, backoff func(int)
 	}
 }
 
-// open returns the number of sessions held: those not final.
+// open returns the number of sessions held: those not settled.
 func (p *pendingSet) open() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -285,16 +285,29 @@ func TestConfigValidateNamesEveryField(t *testing.T) {
 
 func TestSettled(t *testing.T) {
 	confirm := "confirm"
+	refund := func(status string) []codec.OperationRefund {
+		return []codec.OperationRefund{{ID: "rf_1", Status: status}}
+	}
 	tests := []struct {
 		name string
 		s    codec.Session
 		want bool
 	}{
 		{"accepted", codec.Session{Status: "accepted"}, true},
+		{"accepted, operation succeeded", codec.Session{Status: "accepted", Operations: []codec.Operation{{Status: "succeeded"}}}, true},
+		{"accepted, refund accepted", codec.Session{Status: "accepted", Operations: []codec.Operation{{Status: "succeeded", Refunds: refund("accepted")}}}, true},
+		{"accepted, chargeback accepted", codec.Session{Status: "accepted", Operations: []codec.Operation{{Status: "succeeded",
+			Refunds: []codec.OperationRefund{{ID: "rf_1", Status: "accepted", IsChargeback: true}}}}}, true},
 		{"created, no operations", codec.Session{Status: "created"}, false},
 		{"in progress, operation pending", codec.Session{Status: "in_progress", Operations: []codec.Operation{{Status: "pending"}}}, false},
-		{"in progress, every operation canceled", codec.Session{Status: "in_progress", Operations: []codec.Operation{{Status: "canceled"}, {Status: "succeeded"}}}, true},
 		{"operations final but waiting", codec.Session{Status: "in_progress", NextAction: &confirm, Operations: []codec.Operation{{Status: "canceled"}}}, false},
+		// Issue 14, item 3: each of these counted as settled.
+		{"accepted, refund in progress", codec.Session{Status: "accepted", Operations: []codec.Operation{{Status: "succeeded", Refunds: refund("in_progress")}}}, false},
+		{"accepted, refund of an unknown status", codec.Session{Status: "accepted", Operations: []codec.Operation{{Status: "succeeded", Refunds: refund("processing")}}}, false},
+		{"accepted, second operation in progress", codec.Session{Status: "accepted", Operations: []codec.Operation{{Status: "succeeded"}, {Status: "in_progress"}}}, false},
+		{"accepted, next action confirm", codec.Session{Status: "accepted", NextAction: &confirm, Operations: []codec.Operation{{Status: "succeeded"}, {Status: "pending"}}}, false},
+		{"partial capture, release refund in progress", codec.Session{Status: "in_progress", Operations: []codec.Operation{{Kind: codec.OperationPayment, Status: "succeeded", Refunds: refund("in_progress")}}}, false},
+		{"in progress, every operation final", codec.Session{Status: "in_progress", Operations: []codec.Operation{{Status: "canceled"}, {Status: "succeeded"}}}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -39,7 +39,7 @@ func New(cfg Config) (*Reconciler, error) {
 }
 
 // OpenSessions returns how many sessions of this replica's partitions are
-// not final.
+// not settled.
 func (r *Reconciler) OpenSessions() int { return r.pending.open() }
 
 // Run consumes the sessions topic and polls due sessions until ctx ends.

@@ -20,6 +20,10 @@ type endpoint struct {
 	path   string // e.g. "session/capture"
 	get    bool   // fps/banks is a GET with an empty JSON object body
 	v1Only bool   // shown only under /api/v1
+	// needsSession: an ok response without a session is malformed (the
+	// session is the method's only result); other session methods return
+	// a nil session then.
+	needsSession bool
 }
 
 // Request headers.

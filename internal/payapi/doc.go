@@ -16,4 +16,11 @@
 // request may have reached the service (an ambiguous outcome). Card numbers,
 // security codes and keys never appear in an error or a log line; error
 // descriptions echoed by the service are scrubbed of long digit runs.
+//
+// What the spec leaves open is read leniently where a strict reading would
+// lose a whole result for one detail: an ok response without its optional
+// session is an accepted call whose state is unknown (session.go), and
+// timestamps are read in every ISO 8601 form the spec allows, an unreadable
+// secondary one (refund and token times) being dropped rather than failing
+// the response (timestamp.go).
 package payapi

@@ -1,6 +1,7 @@
 package payapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,7 +16,7 @@ import (
 // Seed corpus: testdata/fuzz/<FuzzName>/ (rewritten from the fixtures by
 // TestFuzzSeedCorpus -update) plus the f.Add seeds below.
 
-var fuzzEndpoints = []endpoint{epStatus, epFPSBanks, epRecurrent, epPublicToken, epTokenize, epTokenInfo, epWallet, epBankPush}
+var fuzzEndpoints = []endpoint{epStatus, epConfirm, epFPSBanks, epRecurrent, epPublicToken, epTokenize, epTokenInfo, epWallet, epBankPush}
 
 func FuzzParseResponse(f *testing.F) {
 	for _, s := range []string{
@@ -51,13 +52,13 @@ func parseFor(c *Client, ep endpoint, status int, body []byte) (any, error) {
 		return nil, err
 	}
 	switch ep {
-	case epStatus:
-		return nilIfErr(c.sessionResult(ep, env))
+	case epStatus, epConfirm:
+		return nilIfErr(c.sessionResult(context.Background(), ep, env))
 	case epFPSBanks:
 		v, err := decodeBanks(env.Banks)
 		return nilIfErr(result(ep, env, v, err))
 	case epRecurrent:
-		v, err := decodeRecurrent(env.Recurrent)
+		v, _, err := decodeRecurrent(env.Recurrent)
 		return nilIfErr(result(ep, env, v, err))
 	case epPublicToken:
 		v, err := decodePublicToken(env.PublicToken)

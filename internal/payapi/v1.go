@@ -37,7 +37,8 @@ func (c *Client) DisableRecurring(ctx context.Context, token string, opts ...Cal
 	if err != nil {
 		return nil, err
 	}
-	v, err := decodeRecurrent(env.Recurrent)
+	v, dropped, err := decodeRecurrent(env.Recurrent)
+	c.logDropped(ctx, epRecurrent, dropped)
 	return result(epRecurrent, env, v, err)
 }
 

@@ -28,6 +28,11 @@ type Webhook struct {
 	// Version is the API version detected from the member names (1 or 2),
 	// 0 when the session carries no operation array.
 	Version int
+	// DroppedFields lists, by JSON path inside the session object (for
+	// example "acquiring_payments[0].refunds[0].finished_at"), the secondary
+	// timestamps that could not be read and were left unset rather than
+	// rejecting the webhook. The caller may log them; values are not kept.
+	DroppedFields []string
 }
 
 // VerifyWebhook checks the X-PARTNER-SIGN header over the raw body with the
@@ -49,7 +54,9 @@ type wireWebhook struct {
 }
 
 // ParseWebhook parses {type, session}. The version is detected from the
-// member names present; a body mixing v1 and v2 names is rejected.
+// member names present; a body mixing v1 and v2 names is rejected. An
+// unreadable session or operation time rejects the body; an unreadable
+// refund time is left unset and listed in DroppedFields (see timestamp.go).
 func ParseWebhook(body []byte) (*Webhook, error) {
 	var w wireWebhook
 	if err := json.Unmarshal(body, &w); err != nil {
@@ -66,17 +73,18 @@ func ParseWebhook(body []byte) (*Webhook, error) {
 	if decodeAs == 0 {
 		decodeAs = 1
 	}
-	s, err := decodeSession(decodeAs, w.Session)
+	s, dropped, err := decodeSession(decodeAs, w.Session)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformedWebhook, scrubbedError(err))
 	}
-	return &Webhook{Type: *w.Type, Session: *s, Raw: append(json.RawMessage(nil), body...), Version: v}, nil
+	return &Webhook{Type: *w.Type, Session: *s, Raw: append(json.RawMessage(nil), body...), Version: v,
+		DroppedFields: dropped}, nil
 }
 
 // detectVersion looks at the operation arrays of a session object.
 func detectVersion(raw json.RawMessage) (int, error) {
 	if absent(raw) {
-		return 0, errors.New("session is missing")
+		return 0, errNoSession
 	}
 	var w wireSessionIn
 	if err := json.Unmarshal(raw, &w); err != nil {

@@ -133,35 +133,40 @@ func (w *wireSessionIn) arrays(v int) (payouts, payments json.RawMessage, err er
 	return w.Payments, w.AcquiringPayments, nil
 }
 
-// decodeSession reads a session object of version v.
-func decodeSession(v int, raw json.RawMessage) (*Session, error) {
+// errNoSession is the cause of a malformed response or webhook that needs a
+// session and has none.
+var errNoSession = errors.New("session is missing")
+
+// decodeSession reads a session object of version v. dropped lists, by path
+// inside the session object, the secondary timestamps left unset because
+// they could not be read (see timestamp.go).
+func decodeSession(v int, raw json.RawMessage) (s *Session, dropped droppedTimes, err error) {
 	if absent(raw) {
-		return nil, errors.New("session is missing")
+		return nil, nil, errNoSession
 	}
 	var w wireSessionIn
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, fmt.Errorf("session: %w", err)
+		return nil, nil, fmt.Errorf("session: %w", err)
 	}
-	s := &Session{ID: w.ID, Status: w.Status, NextAction: w.NextAction}
-	var err error
+	s = &Session{ID: w.ID, Status: w.Status, NextAction: w.NextAction}
 	if s.CreatedAt, err = parseTime(w.CreatedAt); err != nil {
-		return nil, fmt.Errorf("session created_at: %w", err)
+		return nil, nil, fmt.Errorf("session created_at: %w", err)
 	}
 	if s.UpdatedAt, err = parseTime(w.UpdatedAt); err != nil {
-		return nil, fmt.Errorf("session updated_at: %w", err)
+		return nil, nil, fmt.Errorf("session updated_at: %w", err)
 	}
 	payouts, payments, err := w.arrays(v)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	n := namesOf(v)
-	if s.Payouts, err = decodeOperations(v, payouts, true); err != nil {
-		return nil, fmt.Errorf("%s: %w", n.payouts, err)
+	if s.Payouts, err = decodeOperations(v, payouts, true, n.payouts, &dropped); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", n.payouts, err)
 	}
-	if s.Payments, err = decodeOperations(v, payments, false); err != nil {
-		return nil, fmt.Errorf("%s: %w", n.payments, err)
+	if s.Payments, err = decodeOperations(v, payments, false, n.payments, &dropped); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", n.payments, err)
 	}
-	return s, nil
+	return s, dropped, nil
 }
 
 type wireOperationIn struct {
@@ -183,7 +188,9 @@ type wireOperationIn struct {
 	Refunds             []wireRefundIn       `json:"refunds"`
 }
 
-func decodeOperations(v int, raw json.RawMessage, payout bool) ([]Operation, error) {
+// decodeOperations reads the operation array named name, adding the paths of
+// dropped secondary timestamps to dropped.
+func decodeOperations(v int, raw json.RawMessage, payout bool, name string, dropped *droppedTimes) ([]Operation, error) {
 	if absent(raw) {
 		return nil, nil
 	}
@@ -193,10 +200,11 @@ func decodeOperations(v int, raw json.RawMessage, payout bool) ([]Operation, err
 	}
 	ops := make([]Operation, 0, len(ws))
 	for i := range ws {
-		op, err := ws[i].operation(v, payout)
+		op, opDropped, err := ws[i].operation(v, payout)
 		if err != nil {
 			return nil, fmt.Errorf("[%d]: %w", i, err)
 		}
+		dropped.under(fmt.Sprintf("%s[%d].", name, i), opDropped)
 		ops = append(ops, op)
 	}
 	return ops, nil
@@ -217,80 +225,51 @@ func (w *wireOperationIn) instrumentRaw(v int, payout bool) (json.RawMessage, er
 	return w.PaymentDetails, nil
 }
 
-func (w *wireOperationIn) operation(v int, payout bool) (Operation, error) {
-	op := Operation{ID: w.ID, Status: w.Status, Customer: fromWireCustomer(w.Customer),
+func (w *wireOperationIn) operation(v int, payout bool) (op Operation, dropped droppedTimes, err error) {
+	op = Operation{ID: w.ID, Status: w.Status, Customer: fromWireCustomer(w.Customer),
 		Amount: fromWireAmount(w.AmountDetails), Fees: w.Amounts.model(), TransactionInfo: fromWireTxInfo(w.TransactionInfo),
 		PaymentOptions: fromWireOptions(w.PaymentOptions), Participants: fromWireParticipants(w.ParticipantDetails),
 		CustomerInteraction: w.CustomerInteraction.model()}
 	if !absent(w.Metadata) {
 		op.Metadata = append(json.RawMessage(nil), w.Metadata...)
 	}
-	var err error
 	if op.CreatedAt, err = parseTime(w.CreatedAt); err != nil {
-		return op, fmt.Errorf("created_at: %w", err)
+		return op, nil, fmt.Errorf("created_at: %w", err)
 	}
 	if op.FinishedAt, err = parseOptTime(w.FinishedAt); err != nil {
-		return op, fmt.Errorf("finished_at: %w", err)
+		return op, nil, fmt.Errorf("finished_at: %w", err)
 	}
 	raw, err := w.instrumentRaw(v, payout)
 	if err != nil {
-		return op, err
+		return op, nil, err
 	}
 	if op.Instrument, err = decodeInstrument(raw); err != nil {
-		return op, err
+		return op, nil, err
 	}
 	for i := range w.Refunds {
-		r, err := w.Refunds[i].model()
-		if err != nil {
-			return op, fmt.Errorf("refunds[%d]: %w", i, err)
-		}
-		op.Refunds = append(op.Refunds, r)
+		op.Refunds = append(op.Refunds, w.Refunds[i].model(fmt.Sprintf("refunds[%d].", i), &dropped))
 	}
-	return op, nil
+	return op, dropped, nil
 }
 
+// wireRefundIn keeps its times raw: they are secondary timestamps, read
+// leniently (see timestamp.go).
 type wireRefundIn struct {
 	ID              string               `json:"id"`
 	Status          string               `json:"status"`
-	CreatedAt       string               `json:"created_at"`
-	FinishedAt      string               `json:"finished_at"`
+	CreatedAt       json.RawMessage      `json:"created_at"`
+	FinishedAt      json.RawMessage      `json:"finished_at"`
 	IsChargeback    bool                 `json:"is_chargeback"`
 	AmountDetails   *wireAmount          `json:"amount_details"`
 	TransactionInfo *wireTransactionInfo `json:"transaction_info"`
 }
 
-func (w *wireRefundIn) model() (Refund, error) {
+// model maps a refund; an unreadable time is left unset and its path (below
+// prefix) added to dropped.
+func (w *wireRefundIn) model(prefix string, dropped *droppedTimes) Refund {
 	r := Refund{ID: w.ID, Status: w.Status, IsChargeback: w.IsChargeback,
 		Amount: fromWireAmount(w.AmountDetails), TransactionInfo: fromWireTxInfo(w.TransactionInfo)}
-	var err error
-	if r.CreatedAt, err = parseTime(w.CreatedAt); err != nil {
-		return r, fmt.Errorf("created_at: %w", err)
-	}
-	if r.FinishedAt, err = parseOptTime(w.FinishedAt); err != nil {
-		return r, fmt.Errorf("finished_at: %w", err)
-	}
-	return r, nil
-}
-
-// parseTime reads an ISO 8601 timestamp; empty means the zero time.
-func parseTime(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, errors.New("not an ISO 8601 timestamp")
-	}
-	return t, nil
-}
-
-func parseOptTime(s string) (*time.Time, error) {
-	if s == "" {
-		return nil, nil
-	}
-	t, err := parseTime(s)
-	if err != nil {
-		return nil, err
-	}
-	return &t, nil
+	dropped.readValue(&r.CreatedAt, w.CreatedAt, prefix+"created_at")
+	dropped.read(&r.FinishedAt, w.FinishedAt, prefix+"finished_at")
+	return r
 }

@@ -28,31 +28,31 @@ func decodeBanks(raw json.RawMessage) ([]FPSBank, error) {
 	return out, nil
 }
 
+// wireRecurrent keeps its times raw: they are secondary timestamps, read
+// leniently (see timestamp.go).
 type wireRecurrent struct {
-	Token      string `json:"token"`
-	CreatedAt  string `json:"created_at"`
-	FinishedAt string `json:"finished_at"`
-	IsActive   bool   `json:"is_active"`
-	Type       string `json:"type"`
+	Token      string          `json:"token"`
+	CreatedAt  json.RawMessage `json:"created_at"`
+	FinishedAt json.RawMessage `json:"finished_at"`
+	IsActive   bool            `json:"is_active"`
+	Type       string          `json:"type"`
 }
 
-func decodeRecurrent(raw json.RawMessage) (*RecurringToken, error) {
+// decodeRecurrent reads a recurring token; an unreadable time is left unset
+// and its path added to dropped.
+func decodeRecurrent(raw json.RawMessage) (*RecurringToken, droppedTimes, error) {
 	if absent(raw) {
-		return nil, errMissingResult
+		return nil, nil, errMissingResult
 	}
 	var w wireRecurrent
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, fmt.Errorf("recurrent: %w", err)
+		return nil, nil, fmt.Errorf("recurrent: %w", err)
 	}
 	t := &RecurringToken{Token: w.Token, IsActive: w.IsActive, Type: w.Type}
-	var err error
-	if t.CreatedAt, err = parseTime(w.CreatedAt); err != nil {
-		return nil, fmt.Errorf("recurrent.created_at: %w", err)
-	}
-	if t.FinishedAt, err = parseOptTime(w.FinishedAt); err != nil {
-		return nil, fmt.Errorf("recurrent.finished_at: %w", err)
-	}
-	return t, nil
+	var dropped droppedTimes
+	dropped.readValue(&t.CreatedAt, w.CreatedAt, "recurrent.created_at")
+	dropped.read(&t.FinishedAt, w.FinishedAt, "recurrent.finished_at")
+	return t, dropped, nil
 }
 
 func decodePublicToken(raw json.RawMessage) (string, error) {

@@ -74,7 +74,7 @@ func TestInstrumentFromWire(t *testing.T) {
 func TestMetadataKeptRaw(t *testing.T) {
 	for _, md := range []string{`{"b":1,"a":[true,null,{"x":"y"}]}`, `"text"`, `42`, `[1,"2"]`, `true`} {
 		raw := `{"id":"ps_1","payout_list":[{"id":"po_1","metadata":` + md + `}]}`
-		s, err := decodeSession(2, json.RawMessage(raw))
+		s, _, err := decodeSession(2, json.RawMessage(raw))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestMetadataKeptRaw(t *testing.T) {
 			t.Errorf("metadata %s came back as %s", md, got)
 		}
 	}
-	s, err := decodeSession(1, json.RawMessage(`{"id":"ps_1","payments":[{"id":"po_1","metadata":null}]}`))
+	s, _, err := decodeSession(1, json.RawMessage(`{"id":"ps_1","payments":[{"id":"po_1","metadata":null}]}`))
 	if err != nil || s.Payouts[0].Metadata != nil {
 		t.Errorf("null metadata: %v %s", err, s.Payouts[0].Metadata)
 	}

@@ -33,7 +33,7 @@ type fakeAPI struct {
 	mu        sync.Mutex
 	sessions  map[string]*payapi.Session
 	statuses  map[string]int
-	confirms  []string // idempotency keys used
+	confirms  []string // session ids of the confirms
 	onConfirm func(s *payapi.Session)
 }
 

@@ -17,11 +17,11 @@ func newMetrics(reg prometheus.Registerer, p *pendingSet) (*metrics, error) {
 	m := &metrics{
 		polls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "paysession_reconcile_polls_total",
-			Help: "session/status polls by result: changed, unchanged, error, not_found.",
+			Help: "session/status polls by result: changed, unchanged, error, not_found, before_confirm (the fresh state an automatic session/confirm is sent for).",
 		}, []string{"result"}),
 		confirms: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "paysession_reconcile_auto_confirms_total",
-			Help: "Automatic session/confirm calls by result: confirmed, error.",
+			Help: "Automatic session/confirm calls by what the service did: confirmed, accepted (ok without a session), replayed (an earlier answer under the same key: nothing done), rejected (a final error), error (no final answer).",
 		}, []string{"result"}),
 		warnings: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "paysession_reconcile_confirm_deadline_warnings_total",

@@ -21,7 +21,7 @@ type entry struct {
 	misses       int       // polls in a row that failed or found nothing new
 	confirmSince time.Time // when it started waiting for session/confirm; zero if not waiting
 	warned       bool      // deadline warning published for this wait
-	pollFirst    bool      // an auto-confirm failed: refresh the state before retrying
+	answered     string    // the last auto-confirm key the service answered: not sent again
 	busy         bool      // an API call is in flight
 }
 
@@ -87,7 +87,7 @@ func (p *pendingSet) apply(st *codec.SessionState, partition int32) bool {
 		delete(p.entries, v.SessionID)
 		return true
 	}
-	e.partition, e.version, e.misses, e.pollFirst = partition, v, 0, false
+	e.partition, e.version, e.misses = partition, v, 0
 	e.state = st
 	e.nextPoll = st.ObservedAt.Add(p.quiet)
 	if !WaitsForConfirm(&st.Session) {
@@ -200,8 +200,9 @@ func (p *pendingSet) due(now time.Time, limit int) []task {
 		}
 		t := task{id: e.id, partition: e.partition, state: e.state, born: e.born}
 		switch {
-		case !e.pollFirst && p.policy.AutoConfirms(&e.state.Session) && !now.Before(e.nextPoll.Add(-p.quiet)):
-			t.act = actConfirm // at once, then with backoff
+		case p.policy.AutoConfirms(&e.state.Session) && !now.Before(e.nextPoll.Add(-p.quiet)) &&
+			e.answered != confirmKey(e.id, confirmTargets(&e.state.Session)):
+			t.act = actConfirm // at once, then with backoff; it reads a fresh state first
 		case !e.confirmSince.IsZero() && !e.warned && !now.Before(e.confirmSince.Add(p.policy.Deadline-p.policy.WarnBefore)):
 			t.act, t.deadline = actWarn, e.confirmSince.Add(p.policy.Deadline)
 		case !now.Before(e.nextPoll):
@@ -231,18 +232,32 @@ func (p *pendingSet) done(t task, now time.Time, learned bool, backoff func(int)
 	switch t.act {
 	case actWarn:
 		e.warned = true
-	case actPoll:
-		e.pollFirst = false
 	case actStale:
 		e.stale = learned // learned: the marker is on the topic
 	}
 	if !learned {
 		e.misses++
 		e.nextPoll = now.Add(backoff(e.misses))
-		if t.act == actConfirm {
-			e.pollFirst = true
-		}
 	}
+}
+
+// answer records that the service answered the auto-confirm sent under
+// key, so the same operations are not confirmed again from this entry.
+func (p *pendingSet) answer(id, key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e, ok := p.entries[id]; ok {
+		e.answered = key
+	}
+}
+
+// answered reports whether the service already answered the auto-confirm
+// sent under key for the session.
+func (p *pendingSet) answered(id, key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e, ok := p.entries[id]
+	return ok && e.answered == key
 }
 
 // open returns the number of sessions held: those not settled.

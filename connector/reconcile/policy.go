@@ -93,10 +93,11 @@ func WaitsForConfirm(s *codec.Session) bool {
 }
 
 // AutoConfirms reports whether the policy confirms s automatically: auto
-// mode, and every operation that is not final has an allowed kind, an
-// amount within the limit and, when limited, an allowed currency.
+// mode, s waits for confirmation of at least one pending operation, and
+// every operation that is not final has an allowed kind, an amount within
+// the limit and, when limited, an allowed currency.
 func (p ConfirmPolicy) AutoConfirms(s *codec.Session) bool {
-	if p.Mode != ConfirmAuto || !WaitsForConfirm(s) {
+	if p.Mode != ConfirmAuto || len(confirmTargets(s)) == 0 {
 		return false
 	}
 	waiting := 0

@@ -234,7 +234,7 @@ func TestAutoConfirmOnceByRules(t *testing.T) {
 		var st codec.SessionState
 		json.Unmarshal(r.Value, &st)
 		if st.Session.ID == "ps_small" && st.Source == codec.SourceAPIResponse && st.IdempotencyKey != nil {
-			found = *st.IdempotencyKey == "autoconfirm-ps_small" && st.Session.NextAction == nil
+			found = *st.IdempotencyKey == confirmKey("ps_small", []string{"op_ps_small"}) && st.Session.NextAction == nil
 		}
 	}
 	if !found {

@@ -2,8 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -68,17 +66,33 @@ func (r *Reconciler) run(ctx context.Context, t task) {
 // poll fetches the session's state and publishes it when it is newer; a
 // warning task publishes it in any case, with the deadline headers.
 func (r *Reconciler) poll(ctx context.Context, t task) (bool, error) {
+	s, err := r.status(ctx, t)
+	if err != nil {
+		return false, err
+	}
+	return r.publishPolled(ctx, t, s)
+}
+
+// status calls session/status; a session the service does not know is
+// forgotten.
+func (r *Reconciler) status(ctx context.Context, t task) (*payapi.Session, error) {
 	s, err := r.cfg.API.Status(ctx, t.id)
 	if err != nil {
 		var perr *payapi.Error
-		if errors.As(err, &perr) && perr.Code == "repository_record_not_found" {
+		if errors.As(err, &perr) && perr.Code == payapi.CodeRecordNotFound {
 			r.metrics.polls.WithLabelValues("not_found").Inc()
 			r.pending.remove(t.id)
-			return false, fmt.Errorf("session unknown to the service, no longer polled: %w", err)
+			return nil, fmt.Errorf("session unknown to the service, no longer polled: %w", err)
 		}
 		r.metrics.polls.WithLabelValues("error").Inc()
-		return false, fmt.Errorf("status: %w", err)
+		return nil, fmt.Errorf("status: %w", err)
 	}
+	return s, nil
+}
+
+// publishPolled publishes what session/status answered when it is newer;
+// a warning task publishes it in any case, with the deadline headers.
+func (r *Reconciler) publishPolled(ctx context.Context, t task, s *payapi.Session) (bool, error) {
 	st := sessionstate.FromAPI(s, string(codec.SourcePoll), r.cfg.Clock.Now(), r.cfg.APIVersion)
 	var headers []kgo.RecordHeader
 	warn := t.act == actWarn && WaitsForConfirm(&st.Session)
@@ -123,22 +137,6 @@ func (r *Reconciler) markStale(ctx context.Context, t task) (bool, error) {
 	r.log.Warn("session never settled, no longer polled", slog.String("session_id", t.id),
 		slog.String("status", t.state.Session.Status), slog.Time("age_from", t.born), slog.Duration("max_age", r.cfg.MaxAge))
 	return true, nil
-}
-
-// confirm sends session/confirm under a key derived from the session id, so
-// replicas and restarts never confirm twice within the key's 24 hours.
-func (r *Reconciler) confirm(ctx context.Context, t task) (bool, error) {
-	key := confirmKey(t.id)
-	s, err := r.cfg.API.Confirm(ctx, t.id, payapi.WithIdempotencyKey(key))
-	if err != nil {
-		r.metrics.confirms.WithLabelValues("error").Inc()
-		return false, fmt.Errorf("auto-confirm: %w", err)
-	}
-	r.metrics.confirms.WithLabelValues("confirmed").Inc()
-	r.log.Info("session confirmed by policy", slog.String("session_id", t.id))
-	st := sessionstate.FromAPI(s, string(codec.SourceAPIResponse), r.cfg.Clock.Now(), r.cfg.APIVersion)
-	st.IdempotencyKey = &key
-	return r.publish(ctx, t, st, false, nil)
 }
 
 // publish produces st when it is newer than what the sessions topic and
@@ -201,12 +199,4 @@ func (r *Reconciler) publish(ctx context.Context, t task, st *codec.SessionState
 	}
 	r.pending.apply(st, t.partition)
 	return true, nil
-}
-
-func confirmKey(sessionID string) string {
-	if k := "autoconfirm-" + sessionID; len(k) <= 64 {
-		return k
-	}
-	sum := sha256.Sum256([]byte(sessionID))
-	return "autoconfirm-" + hex.EncodeToString(sum[:20])
 }

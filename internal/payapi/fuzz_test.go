@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // Fuzz targets for the two parsers that read untrusted bytes. Properties:
@@ -124,6 +125,7 @@ func FuzzParseWebhook(f *testing.F) {
 		`{"type":"payment_finished","session":{"id":"ps_1","acquiring_payments":[{"id":"pm_1","refunds":[{}]}]}}`,
 		`{"type":"x","session":{"payout_list":[{"payout_details":{"type":"bank_account","bank_account":{"system_type":"faster_payment_system_verification"}}}]}}`,
 		`{"type":"x","session":{"payments":null,"payout_list":null}}`, `{"type":"","session":{}}`, `{}`, `[`,
+		`{"type":"payment_refunded","session":{"id":"ps_1","created_at":"2026-11-23T10:00:00+0000","acquiring_payments":[{"refunds":[{"created_at":"2026-11-23T13:00:00+03","finished_at":5}]}]}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -137,6 +139,35 @@ func FuzzParseWebhook(f *testing.F) {
 		}
 		if wh != nil && (wh.Type == "" || wh.Version < 0 || wh.Version > 2) {
 			t.Fatalf("bad webhook %+v", wh)
+		}
+	})
+}
+
+// FuzzParseTime: no panic; an accepted value has the fixed-width date-time
+// prefix and reads back as the same instant from its RFC 3339 form; the
+// error is always the fixed errNotISO8601, which never quotes the value.
+func FuzzParseTime(f *testing.F) {
+	for _, s := range []string{"2026-11-23T10:00:00.000000Z", "2026-11-23T10:00:00+0300", "2026-11-23T10:00:00+03",
+		"2026-11-23T10:00:00", "2026-11-23T10:00:00,123456789012-05:30", "2026-11-23T1:00:00Z", "", "4111111111111111"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseTime(s)
+		if err != nil {
+			if err != errNotISO8601 {
+				t.Fatalf("error %v is not the fixed errNotISO8601", err)
+			}
+			return
+		}
+		if s == "" {
+			return
+		}
+		if !isoDateTime(s) {
+			t.Fatalf("accepted %q without the date-time prefix", s)
+		}
+		back, err := parseTime(got.Format(time.RFC3339Nano))
+		if err != nil || !back.Equal(got) {
+			t.Fatalf("%q read as %s, which reads back as %s (%v)", s, got, back, err)
 		}
 	})
 }

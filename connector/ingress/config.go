@@ -59,9 +59,16 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxInFlight bounds the requests that passed the header checks and
 	// are being served (body read, verified, waiting for Kafka); beyond it
-	// a request gets 503 with Retry-After before its body is read. Default
-	// 128.
+	// a request waits for a slot (AdmitWait, MaxWaiting), else gets 503 with
+	// Retry-After, before its body is read. Default 128.
 	MaxInFlight int
+	// AdmitWait is how long a request beyond MaxInFlight waits for a slot
+	// before its 503. Default 1s.
+	AdmitWait time.Duration
+	// MaxWaiting bounds the requests waiting for a slot (each holds a
+	// connection, no body); beyond it a request gets 503 at once. Default
+	// 8 × MaxInFlight.
+	MaxWaiting int
 	// PublishTimeout bounds the wait for Kafka before answering 503.
 	// Default 10s.
 	PublishTimeout time.Duration
@@ -90,6 +97,8 @@ func (c *Config) defaults() {
 	fields.Default(&c.SessionsTopic, "payments.sessions")
 	fields.Default(&c.MaxBodyBytes, DefaultMaxBodyBytes)
 	fields.Default(&c.MaxInFlight, DefaultMaxInFlight)
+	fields.Default(&c.AdmitWait, time.Second)
+	fields.Default(&c.MaxWaiting, 8*c.MaxInFlight)
 	fields.Default(&c.PublishTimeout, 10*time.Second)
 	fields.Default(&c.DeliveryTimeout, 2*time.Minute)
 	fields.Default(&c.DedupeTTL, 25*time.Hour)

@@ -27,7 +27,7 @@ func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.reject(w, code, "none", verdict)
 		return
 	}
-	switch in.enter() {
+	switch in.enter(r.Context()) {
 	case entered:
 	case overloaded:
 		w.Header().Set("Retry-After", retryAfterOverloaded)

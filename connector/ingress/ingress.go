@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,6 +23,7 @@ type Ingress struct {
 	stopping bool
 	handlers sync.WaitGroup // requests being served
 	slots    chan struct{}  // one token per request in flight, MaxInFlight at most
+	waiting  atomic.Int64   // requests waiting for a slot
 	pending  sync.WaitGroup // publish attempts not yet settled
 }
 
@@ -91,22 +93,59 @@ const (
 // in milliseconds, and the service retries at its own growing intervals.
 const retryAfterOverloaded = "1"
 
-// enter counts a request in, unless the ingress is stopping or already
-// serves MaxInFlight requests. A request that entered must call leave.
-func (in *Ingress) enter() admission {
+// enter counts a request in, unless the ingress is stopping. When
+// MaxInFlight requests are being served it waits up to AdmitWait for one to
+// end — a waiting request holds no body, only its connection — unless
+// MaxWaiting requests wait already; then, or when the wait ends first, the
+// request is overloaded. A burst of webhooks (the service sends one per
+// session at once, and retries them together) is so absorbed instead of
+// refused. A request that entered must call leave.
+func (in *Ingress) enter(ctx context.Context) admission {
+	if in.isStopping() {
+		return stopping
+	}
+	if !in.acquire(ctx) {
+		return overloaded
+	}
 	in.stopMu.RLock()
 	defer in.stopMu.RUnlock()
 	if in.stopping {
+		<-in.slots
 		return stopping
-	}
-	select {
-	case in.slots <- struct{}{}:
-	default:
-		return overloaded
 	}
 	in.handlers.Add(1)
 	in.metrics.inFlight.Inc()
 	return entered
+}
+
+// acquire takes a slot, waiting as enter describes.
+func (in *Ingress) acquire(ctx context.Context) bool {
+	select {
+	case in.slots <- struct{}{}:
+		return true
+	default:
+	}
+	if in.waiting.Add(1) > int64(in.cfg.MaxWaiting) {
+		in.waiting.Add(-1)
+		return false
+	}
+	defer in.waiting.Add(-1)
+	t := time.NewTimer(in.cfg.AdmitWait)
+	defer t.Stop()
+	select {
+	case in.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (in *Ingress) isStopping() bool {
+	in.stopMu.RLock()
+	defer in.stopMu.RUnlock()
+	return in.stopping
 }
 
 // leave counts a request out.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,11 +92,14 @@ func (b *slowBody) Read(p []byte) (int, error) {
 }
 
 // TestInFlightBound: with MaxInFlight requests being served, one more is
-// answered 503 with Retry-After at once, without its body being read, and
-// counted as overloaded; the ones in flight then complete normally.
+// answered 503 with Retry-After once AdmitWait passed without a free slot,
+// without its body being read, and counted as overloaded; the ones in flight
+// then complete normally.
 func TestInFlightBound(t *testing.T) {
 	const bound = 2
-	f := newFixture(t, func(c *Config) { c.MaxInFlight = bound; c.PublishTimeout = 10 * time.Second })
+	f := newFixture(t, func(c *Config) {
+		c.MaxInFlight, c.AdmitWait, c.PublishTimeout = bound, 50*time.Millisecond, 10*time.Second
+	})
 	release := make(chan struct{})
 	var releaseOnce sync.Once
 	free := func() { releaseOnce.Do(func() { close(release) }) }
@@ -152,5 +156,54 @@ func TestInFlightBound(t *testing.T) {
 	// A slot is free again: the next request is served.
 	if code := f.post(t, extra, sign(t, f.key, extra)); code != http.StatusOK {
 		t.Fatalf("after the burst: status %d, want 200", code)
+	}
+}
+
+// TestInFlightBurstWaitsForASlot: a request beyond MaxInFlight waits for a
+// slot (AdmitWait) and is served when one frees up, so a burst of webhooks
+// is absorbed; beyond MaxWaiting waiting requests, one more gets 503 at
+// once.
+func TestInFlightBurstWaitsForASlot(t *testing.T) {
+	f := newFixture(t, func(c *Config) {
+		c.MaxInFlight, c.MaxWaiting, c.AdmitWait, c.PublishTimeout = 1, 1, time.Minute, 10*time.Second
+	})
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(free)
+	post := func(b []byte, rb io.Reader, codes chan<- int) {
+		req := httptest.NewRequest(http.MethodPost, "/webhooks", rb)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-PARTNER-SIGN", sign(t, f.key, b))
+		rec := httptest.NewRecorder()
+		f.in.ServeHTTP(rec, req)
+		codes <- rec.Code
+	}
+	first := body("payment_finished", "ps_a", "accepted", 1)
+	sb := &slowBody{r: bytes.NewReader(first), started: make(chan struct{}), release: release}
+	firstCode := make(chan int, 1)
+	go post(first, sb, firstCode)
+	<-sb.started // holds the only slot
+
+	waiter := body("payment_finished", "ps_b", "accepted", 2)
+	waiterCode := make(chan int, 1)
+	go post(waiter, bytes.NewReader(waiter), waiterCode)
+	deadline := time.Now().Add(10 * time.Second)
+	for f.in.waiting.Load() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the second request is not waiting for a slot")
+		}
+		runtime.Gosched()
+	}
+	third := body("payment_finished", "ps_c", "accepted", 3)
+	if code := f.post(t, third, sign(t, f.key, third)); code != http.StatusServiceUnavailable {
+		t.Fatalf("beyond MaxWaiting: status %d, want 503 at once", code)
+	}
+	free()
+	if code := <-firstCode; code != http.StatusOK {
+		t.Fatalf("first: %d, want 200", code)
+	}
+	if code := <-waiterCode; code != http.StatusOK {
+		t.Fatalf("waiting request: %d, want 200 once the slot was free", code)
 	}
 }

@@ -28,6 +28,9 @@ type command struct {
 	Endpoint  string // API method, e.g. session/capture
 	SessionID string // empty when the command names no session (it creates one)
 	call      callFunc
+	// answersSession: the API's answer normally holds the session (the spec
+	// marks it optional: an answer without one is accepted, state unknown).
+	answersSession bool
 }
 
 // invalidError says why a record is invalid: it is never sent, goes to the

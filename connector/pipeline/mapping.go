@@ -28,8 +28,12 @@ func toCommand(c codec.Command) (*command, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &command{Kind: string(c.Kind()), Endpoint: endpoints[c.Kind()], SessionID: c.SessionRef(), call: call}, nil
+	return &command{Kind: string(c.Kind()), Endpoint: endpoints[c.Kind()], SessionID: c.SessionRef(), call: call,
+		answersSession: !answersNoSession[c.Kind()]}, nil
 }
+
+// answersNoSession are the kinds whose API answer never holds a session.
+var answersNoSession = map[codec.CommandKind]bool{codec.KindDisableRecurring: true, codec.KindBankPayPush: true}
 
 // callFor returns the API call of a command.
 func callFor(c codec.Command) (callFunc, error) {

@@ -60,7 +60,12 @@ func (p *Pipeline) process(ctx context.Context, in *inbound) *outcome {
 		return park(in, retryState{attempts: res.attempts, firstAttempt: res.first, nextAttempt: res.parkAt, sent: res.sent}, false)
 	}
 	out := p.finish(in, start, res)
-	if out.verdict.Status == codec.StatusIndeterminate && cmd.SessionID != "" {
+	// An indeterminate outcome, or an accepted one whose answer held no
+	// session (the spec makes it optional), learns the session's state by
+	// one status query. A command that creates a session has no id to ask
+	// by: its state arrives by webhook.
+	unknownState := out.verdict.Status == codec.StatusAccepted && res.session == nil && cmd.answersSession
+	if (out.verdict.Status == codec.StatusIndeterminate || unknownState) && cmd.SessionID != "" {
 		out.polled = p.settle(ctx, cmd.SessionID)
 	}
 	return out

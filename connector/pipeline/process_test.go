@@ -213,3 +213,36 @@ func TestProcessParksOnRegistryFailureWithinBudget(t *testing.T) {
 		t.Fatalf("decode failures after the retry topic = %d, want 1", back.retry.decodeFailures)
 	}
 }
+
+// TestProcessAcceptedWithoutSession: an ok answer without a session (the
+// spec makes it optional) is accepted, and one status query learns the
+// session's state; kinds whose answer never holds a session do not ask.
+func TestProcessAcceptedWithoutSession(t *testing.T) {
+	tests := []struct {
+		kind, value string
+		polled      bool
+	}{
+		{"capture", `{"session_id":"ps_1"}`, true},
+		{"bankpay_push", `{"session_id":"ps_1","phone":"79000000000"}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			api := &fakeAPI{}
+			api.handle = func(_ context.Context, c fakeCall) (*payapi.Session, error) {
+				if c.Endpoint == "session/status" {
+					return &payapi.Session{ID: c.SessionID, Status: "success"}, nil
+				}
+				return nil, nil
+			}
+			p := newTestPipeline(t, api, nil)
+			rec := &kgo.Record{Key: []byte("key-0001"), Value: []byte(tt.value), Timestamp: testNow}
+			out := p.process(context.Background(), newInbound(rec, tt.kind, false))
+			if out.verdict.Status != codec.StatusAccepted {
+				t.Fatalf("status %s (%s), want accepted", out.verdict.Status, out.verdict.Description)
+			}
+			if (out.polled != nil) != tt.polled || (len(api.callsTo("session/status")) == 1) != tt.polled {
+				t.Fatalf("polled %v, status calls %d; want polled %v", out.polled != nil, len(api.callsTo("session/status")), tt.polled)
+			}
+		})
+	}
+}

@@ -59,6 +59,10 @@ func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.reject(w, http.StatusBadRequest, "none", verdictMalformed)
 		return
 	}
+	for _, f := range wh.DroppedFields {
+		in.cfg.Logger.Debug("webhook time field unreadable; left unset", slog.String("session_id", wh.Session.ID),
+			slog.String("field", f))
+	}
 	sum := sha256.Sum256(body)
 	in.accept(w, r, wh, hex.EncodeToString(sum[:]))
 }

@@ -23,6 +23,9 @@ type webhook struct {
 	Type    string
 	Session payapi.Session
 	Version int
+	// DroppedFields names secondary time fields that could not be read and
+	// were left unset (payapi.Webhook.DroppedFields).
+	DroppedFields []string
 }
 
 // parse parses a verified body strictly: type and session.id are required,
@@ -39,7 +42,7 @@ func parse(body []byte, defaultVersion int) (*webhook, error) {
 	if v == 0 {
 		v = defaultVersion
 	}
-	return &webhook{Type: wh.Type, Session: wh.Session, Version: v}, nil
+	return &webhook{Type: wh.Type, Session: wh.Session, Version: v, DroppedFields: wh.DroppedFields}, nil
 }
 
 // Header keys set on the records the ingress produces.

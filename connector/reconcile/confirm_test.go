@@ -334,3 +334,22 @@ func TestConfirmKey(t *testing.T) {
 		})
 	}
 }
+
+// TestAutoConfirmReadsAFreshStateFirst: the sessions topic holds an old
+// "waiting for confirm" state (a replayed webhook, another replica's late
+// record) of a session the service already confirmed. The reconciler asks
+// session/status and sends no confirm.
+func TestAutoConfirmReadsAFreshStateFirst(t *testing.T) {
+	g := newRig(t, autoPayouts)
+	confirmed := session("ps_done", "in_progress", "", t0.Add(time.Minute), "payout", 1000)
+	g.api.set(confirmed)
+	g.seed(t, session("ps_done", "in_progress", "confirm", t0, "payout", 1000))
+	waitFor(t, "a newer state published", func() bool { return len(g.published(t)) == 2 })
+	if statuses, confirms := g.api.counts("ps_done"); statuses != 1 || confirms != 0 {
+		t.Fatalf("%d status calls and %d confirms, want 1 and 0", statuses, confirms)
+	}
+	var st codec.SessionState
+	if err := json.Unmarshal(g.published(t)[1].Value, &st); err != nil || st.Source != codec.SourcePoll || st.Session.NextAction != nil {
+		t.Fatalf("published %+v (%v), want the polled state", st, err)
+	}
+}

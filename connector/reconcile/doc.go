@@ -4,7 +4,11 @@
 // QuietAfter are polled with session/status (with backoff) and their new state is published
 // on the sessions topic (source poll). It also applies the confirmation
 // policy to sessions waiting for session/confirm and surfaces the
-// 240-minute confirmation deadline before it expires.
+// 240-minute confirmation deadline before it expires. An automatic
+// confirmation is decided on a session/status read just before it, never
+// on a state read from the topic, and is sent under a key naming the
+// session and the operations it confirms: each operation of a session is
+// confirmed once, whichever replica or restart sends it.
 //
 // Data path: sessions topic (compacted, key = session id) → pending set →
 // session/status → sessions topic.

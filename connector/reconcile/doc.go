@@ -1,8 +1,8 @@
 // Package reconcile keeps every session moving when webhooks do not arrive:
 // sessions that are not settled (see Settled: a final status and no
 // operation or refund in progress) and have been quiet longer than
-// QuietAfter are polled with session/status (with backoff) and their new state is published
-// on the sessions topic (source poll). It also applies the confirmation
+// QuietAfter are polled with session/status (with backoff) and their new
+// state is published on the sessions topic (source poll). It also applies the confirmation
 // policy to sessions waiting for session/confirm and surfaces the
 // 240-minute confirmation deadline before it expires. An automatic
 // confirmation is decided on a session/status read just before it, never

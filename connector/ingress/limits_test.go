@@ -105,14 +105,7 @@ func TestInFlightBound(t *testing.T) {
 	free := func() { releaseOnce.Do(func() { close(release) }) }
 	t.Cleanup(free) // before the fixture's cleanup, which waits for the requests
 	codes := make(chan int, bound+1)
-	serve := func(b []byte, rb io.Reader) {
-		req := httptest.NewRequest(http.MethodPost, "/webhooks", rb)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-PARTNER-SIGN", sign(t, f.key, b))
-		rec := httptest.NewRecorder()
-		f.in.ServeHTTP(rec, req)
-		codes <- rec.Code
-	}
+	serve := func(b []byte, rb io.Reader) { codes <- f.serve(t, b, rb) }
 	for i := range bound {
 		b := body("payment_finished", "ps_"+string(rune('a'+i)), "accepted", i)
 		sb := &slowBody{r: bytes.NewReader(b), started: make(chan struct{}), release: release}
@@ -171,14 +164,7 @@ func TestInFlightBurstWaitsForASlot(t *testing.T) {
 	var releaseOnce sync.Once
 	free := func() { releaseOnce.Do(func() { close(release) }) }
 	t.Cleanup(free)
-	post := func(b []byte, rb io.Reader, codes chan<- int) {
-		req := httptest.NewRequest(http.MethodPost, "/webhooks", rb)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-PARTNER-SIGN", sign(t, f.key, b))
-		rec := httptest.NewRecorder()
-		f.in.ServeHTTP(rec, req)
-		codes <- rec.Code
-	}
+	post := func(b []byte, rb io.Reader, codes chan<- int) { codes <- f.serve(t, b, rb) }
 	first := body("payment_finished", "ps_a", "accepted", 1)
 	sb := &slowBody{r: bytes.NewReader(first), started: make(chan struct{}), release: release}
 	firstCode := make(chan int, 1)
@@ -206,4 +192,15 @@ func TestInFlightBurstWaitsForASlot(t *testing.T) {
 	if code := <-waiterCode; code != http.StatusOK {
 		t.Fatalf("waiting request: %d, want 200 once the slot was free", code)
 	}
+}
+
+// serve sends one signed webhook whose body is read from rb (b is what the
+// signature covers) and returns the status code.
+func (f *fixture) serve(t *testing.T, b []byte, rb io.Reader) int {
+	req := httptest.NewRequest(http.MethodPost, "/webhooks", rb)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-PARTNER-SIGN", sign(t, f.key, b))
+	rec := httptest.NewRecorder()
+	f.in.ServeHTTP(rec, req)
+	return rec.Code
 }

@@ -1,5 +1,7 @@
 package pipeline
 
+import "bytes"
+
 // Outcomes kept across an aborted transaction. When a batch's outcomes
 // cannot be written (writes.go), its transaction aborts and its records are
 // redelivered. Calling the API again for them would be safe (same
@@ -35,10 +37,16 @@ func (k keptOutcomes) forget(b *batch) {
 }
 
 // takeFor returns the kept outcome of a redelivered record, rebound to it,
-// or nil.
+// or nil. The record must be the same one — same key, value size and
+// timestamp — not another at the same position of a recreated topic.
 func (k keptOutcomes) takeFor(in *inbound) *outcome {
 	out, ok := k[consumedAt(in)]
 	if !ok {
+		return nil
+	}
+	was := out.in.rec
+	if !bytes.Equal(was.Key, in.rec.Key) || len(was.Value) != len(in.rec.Value) || !was.Timestamp.Equal(in.rec.Timestamp) {
+		delete(k, consumedAt(in))
 		return nil
 	}
 	o := *out

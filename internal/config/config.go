@@ -85,6 +85,9 @@ type Registry struct {
 	URL      string `env:"URL" desc:"schema registry URL; empty = Avro single-object encoding without a registry"`
 	Username string `env:"USERNAME" desc:"registry basic-auth user"`
 	Password Secret `env:"PASSWORD" desc:"registry basic-auth password (or PASSWORD_FILE)"`
+	// AllowInsecureHTTP accepts basic-auth credentials over plain http:// to
+	// a host that is not loopback.
+	AllowInsecureHTTP bool `env:"ALLOW_INSECURE_HTTP, default=false" desc:"INSECURE: accept registry credentials over a plain http:// URL to a host that is not loopback; the password then crosses the network in clear (tests only)"`
 }
 
 // Pipeline configures the command pipeline.

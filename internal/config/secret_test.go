@@ -78,7 +78,7 @@ func TestRedactedPrintsEverySettingWithoutSecrets(t *testing.T) {
 	env["PAYSESSION_KAFKA_SASL_MECHANISM"] = "SCRAM-SHA-256"
 	env["PAYSESSION_KAFKA_SASL_USERNAME"] = "connector"
 	env["PAYSESSION_KAFKA_SASL_PASSWORD"] = password
-	env["PAYSESSION_REGISTRY_URL"] = "http://registry:8081"
+	env["PAYSESSION_REGISTRY_URL"] = "https://registry:8081"
 	env["PAYSESSION_REGISTRY_USERNAME"] = "reg"
 	env["PAYSESSION_REGISTRY_PASSWORD"] = password + "-registry"
 	c, err := load(t, env)

@@ -246,7 +246,12 @@ func (c *Config) validateTopics(p *problems) {
 func (c *Config) validateRegistry(p *problems) {
 	r := c.Registry
 	if r.URL != "" {
-		p.httpURL("REGISTRY_URL", r.URL)
+		u := p.httpURL("REGISTRY_URL", r.URL)
+		credentials := r.Username != "" || r.Password.IsSet()
+		if u != nil && u.Scheme == "http" && credentials && !loopback(u.Hostname()) && !r.AllowInsecureHTTP {
+			p.add("REGISTRY_URL", "plain http:// to %s would send the registry password in clear; use https://, "+
+				"or set PAYSESSION_REGISTRY_ALLOW_INSECURE_HTTP=true to accept the risk", u.Hostname())
+		}
 	} else if r.Username != "" || r.Password.IsSet() {
 		p.add("REGISTRY_URL", "required when registry credentials are set")
 	}

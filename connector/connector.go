@@ -52,7 +52,7 @@ type Options struct {
 type Connector struct {
 	log      *slog.Logger
 	grace    time.Duration
-	producer *kgo.Client
+	producer *Producer
 	webhook  *HTTPServer
 	ingress  *ingress.Ingress
 	ops      *HTTPServer
@@ -91,13 +91,15 @@ func New(ctx context.Context, o Options) (*Connector, error) {
 		return nil, err
 	}
 	holds := sessionstate.NewHolds()
-	// kprom registers its collectors per client: the producer's as
-	// paysession_kafka_*, the pipeline's (rebuilt after an unknown
-	// transaction end; kprom unregisters on close) as
-	// paysession_kafka_pipeline_*.
-	producer, err := kgo.NewClient(append(append([]kgo.Opt{}, kafkaOpts...), kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerBatchMaxBytesFn(limits.BatchMaxBytes),
-		kgo.WithHooks(kprom.NewMetrics("paysession_kafka", kprom.Registerer(reg))))...)
+	// kprom registers its collectors per client and unregisters them when
+	// it closes: the producer's as paysession_kafka_* (a fresh set per
+	// rebuild, producer.go), the pipeline's (rebuilt after an unknown
+	// transaction end) as paysession_kafka_pipeline_*.
+	producer, err := NewProducer(func() (*kgo.Client, error) {
+		return kgo.NewClient(append(append([]kgo.Opt{}, kafkaOpts...), kgo.RequiredAcks(kgo.AllISRAcks()),
+			kgo.ProducerBatchMaxBytesFn(limits.BatchMaxBytes),
+			kgo.WithHooks(kprom.NewMetrics("paysession_kafka", kprom.Registerer(reg))))...)
+	}, o.Logger.With("part", "producer"))
 	if err != nil {
 		return nil, fmt.Errorf("kafka producer: %w", err)
 	}
@@ -191,7 +193,7 @@ func (c *Connector) buildOps(cfg *config.Config, o Options) error {
 	ready := NewReadiness()
 	ready.Add("kafka", func(ctx context.Context) error { return c.producer.Ping(ctx) })
 	ready.Add("group", c.pipe.GroupJoined)
-	present := topicsPresent(c.producer, TopicWants(cfg))
+	present := topicsPresent(c.producer.Client, TopicWants(cfg))
 	ready.Add("topics", func(ctx context.Context) error { return errors.Join(c.pipe.Writable(ctx), present(ctx)) })
 	// The partner API's reachability is a metric, not readiness: webhooks
 	// need no API, and the pipeline backs off by itself while it fails.

@@ -76,13 +76,13 @@ func verifyTopics(ctx context.Context, cfg *config.Config, kafkaOpts []kgo.Opt, 
 // cluster's metadata (a consumer does not report a topic deleted under it,
 // and a producer learns of it only after its retries). The error names each
 // missing topic.
-func topicsPresent(cl *kgo.Client, wants []topics.Want) Check {
+func topicsPresent(client func() *kgo.Client, wants []topics.Want) Check {
 	return func(ctx context.Context) error {
 		names := make([]string, 0, len(wants))
 		for _, w := range wants {
 			names = append(names, w.Topic)
 		}
-		td, err := kadm.NewClient(cl).ListTopics(ctx, names...)
+		td, err := kadm.NewClient(client()).ListTopics(ctx, names...)
 		if err != nil {
 			return fmt.Errorf("list topics: %w", err)
 		}

@@ -15,11 +15,11 @@ import (
 //
 // A card number is a span of whole groups of a run holding 12 to 19 digits
 // that pass the Luhn check, where a span of several groups has one and the
-// same separator throughout and at least three digits in every group, as
-// every card grouping has (4-4-4-4, 4-6-5, 4-6-4, 4-4-4-4-3). These two
-// conditions keep dates, times and addresses ("2026-11-24 04:50:43.123",
-// "10.0.0.12:9092", a key "2026-11-24-000123") from reading as card numbers
-// one time in ten. From each group the longest span is taken (so
+// same separator throughout and three to six digits in every group, as
+// every card grouping has (4-4-4-4, 4-6-5, 4-6-4, 4-4-4-4-3). These
+// conditions keep dates, times, addresses and ids ("2026-11-24 04:50:43.123",
+// "10.0.0.12:9092", keys "2026-11-24-000123" and "reb-69920512-000008")
+// from reading as card numbers one time in ten. From each group the longest span is taken (so
 // "2 4111 1111 1111 1111" yields the card, not the 2); spans that overlap
 // are masked together, whole. A single group of
 // more than 19 digits cannot be split into groups: it is reported whole
@@ -27,11 +27,13 @@ import (
 // positive costs a number, a false negative a card.
 
 // minCardDigits and maxCardDigits bound the length of a card number;
-// minGroupDigits is the shortest group of a card number written in groups.
+// minGroupDigits and maxGroupDigits bound a group of a card number written
+// in groups.
 const (
 	minCardDigits  = 12
 	maxCardDigits  = 19
 	minGroupDigits = 3
+	maxGroupDigits = 6
 )
 
 // unitKind classifies one unit of text.
@@ -164,13 +166,13 @@ func (r *run) read(k int) bool {
 
 // longest returns the last group of the longest card number starting with
 // group i: 12 to 19 Luhn-valid digits; when it spans several groups, each
-// holds at least minGroupDigits and they share one separator.
+// holds minGroupDigits to maxGroupDigits and they share one separator.
 func (r *run) longest(i int) (int, bool) {
 	best, ok := 0, false
 	n := 0
 	for j := i; r.read(j); j++ {
 		g := r.at(j)
-		if j > i && (g.n < minGroupDigits || r.at(i).n < minGroupDigits || g.sep != r.at(i+1).sep) {
+		if j > i && (!groupSized(g.n) || !groupSized(r.at(i).n) || g.sep != r.at(i+1).sep) {
 			break
 		}
 		if n += g.n; n > maxCardDigits {
@@ -182,6 +184,10 @@ func (r *run) longest(i int) (int, bool) {
 	}
 	return best, ok
 }
+
+// groupSized reports whether a group of n digits can be one group of a card
+// number written in groups.
+func groupSized(n int) bool { return n >= minGroupDigits && n <= maxGroupDigits }
 
 // skipGroup returns the digit count and end of the group starting at s[i].
 func skipGroup(s string, i int) (int, int) {

@@ -80,23 +80,7 @@ func NewRig(t testing.TB, o RigOptions) *Rig {
 	}
 	t.Cleanup(cl.Close) // registered first: runs after the topics are deleted
 	r.Client = cl
-	for _, v := range config.Variables() {
-		if !strings.HasPrefix(v.Name, config.Prefix+"TOPIC_") {
-			continue
-		}
-		partitions := int32(1)
-		if strings.HasPrefix(v.Default, "payments.commands.") {
-			partitions = o.Partitions
-		}
-		configs := harness.TopicConfigs(v.Name) // what the connector's start-up check requires
-		for k, val := range o.TopicConfigs[v.Name] {
-			if configs == nil {
-				configs = map[string]*string{}
-			}
-			configs[k] = &val
-		}
-		r.Topics[v.Name] = harness.TopicWith(t, cl, partitions, configs)
-	}
+	r.Topics = harness.ConnectorTopics(t, cl, o.Partitions, o.TopicConfigs)
 	env := connectorEnv(o.Brokers, nil, r.ID, r.Topics, o.Env)
 	env["PAYSESSION_WEBHOOK_LISTEN_ADDR"] = freeAddr(t)
 	var hookURL string

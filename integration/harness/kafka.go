@@ -166,11 +166,13 @@ func TopicWith(t testing.TB, cl *kgo.Client, partitions int32, configs map[strin
 
 // ConnectorTopics points every topic variable of the connector
 // (PAYSESSION_TOPIC_*) at a fresh topic of t, created as the connector's
-// start-up check wants it: the sessions and attempts topics compacted, the
-// command and retry topics (default names under payments.commands.) with
-// commandPartitions partitions, the others with one. It returns variable →
-// topic name; the topics are deleted when t ends.
-func ConnectorTopics(t testing.TB, cl *kgo.Client, commandPartitions int32) map[string]string {
+// start-up check wants it (TopicConfigs: the sessions and attempts topics
+// compacted) plus the configs of extra for that variable (e.g.
+// max.message.bytes of a command topic; nil for none); the command and
+// retry topics (default names under payments.commands.) get
+// commandPartitions partitions, the others one. It returns variable → topic
+// name; the topics are deleted when t ends.
+func ConnectorTopics(t testing.TB, cl *kgo.Client, commandPartitions int32, extra map[string]map[string]string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, v := range config.Variables() {
@@ -181,7 +183,14 @@ func ConnectorTopics(t testing.TB, cl *kgo.Client, commandPartitions int32) map[
 		if strings.HasPrefix(v.Default, "payments.commands.") {
 			partitions = commandPartitions
 		}
-		out[v.Name] = TopicWith(t, cl, partitions, TopicConfigs(v.Name))
+		configs := TopicConfigs(v.Name)
+		for k, val := range extra[v.Name] {
+			if configs == nil {
+				configs = map[string]*string{}
+			}
+			configs[k] = &val
+		}
+		out[v.Name] = TopicWith(t, cl, partitions, configs)
 	}
 	return out
 }

@@ -53,7 +53,7 @@ func Sandbox(t testing.TB, project, webhookURL string) (*paysim.Server, map[stri
 		"PAYSESSION_KAFKA_GROUP_ID":                id,
 		"PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX": id,
 	}
-	for name, topic := range ConnectorTopics(t, NewClient(t), 1) {
+	for name, topic := range ConnectorTopics(t, NewClient(t), 1, nil) {
 		vars[name] = topic
 	}
 	return sim, vars

@@ -45,18 +45,16 @@ func NewProducer(newClient func() (*kgo.Client, error), log *slog.Logger) (*Prod
 	return &Producer{newClient: newClient, log: log, cl: cl}, nil
 }
 
-func (p *Producer) client() *kgo.Client {
+// Client returns the current client (also for admin requests).
+func (p *Producer) Client() *kgo.Client {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	return p.cl
 }
 
-// Client returns the current client (for admin requests).
-func (p *Producer) Client() *kgo.Client { return p.client() }
-
 // TryProduce produces r without blocking on a full buffer (kgo.Client.TryProduce).
 func (p *Producer) TryProduce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error)) {
-	p.client().TryProduce(ctx, r, func(r *kgo.Record, err error) {
+	p.Client().TryProduce(ctx, r, func(r *kgo.Record, err error) {
 		p.noteError(err)
 		promise(r, err)
 	})
@@ -64,7 +62,7 @@ func (p *Producer) TryProduce(ctx context.Context, r *kgo.Record, promise func(*
 
 // ProduceSync produces rs and waits for them (kgo.Client.ProduceSync).
 func (p *Producer) ProduceSync(ctx context.Context, rs ...*kgo.Record) kgo.ProduceResults {
-	res := p.client().ProduceSync(ctx, rs...)
+	res := p.Client().ProduceSync(ctx, rs...)
 	for _, r := range res {
 		p.noteError(r.Err)
 	}
@@ -72,10 +70,10 @@ func (p *Producer) ProduceSync(ctx context.Context, rs ...*kgo.Record) kgo.Produ
 }
 
 // Ping checks that a broker answers.
-func (p *Producer) Ping(ctx context.Context) error { return p.client().Ping(ctx) }
+func (p *Producer) Ping(ctx context.Context) error { return p.Client().Ping(ctx) }
 
 // Close closes the current client.
-func (p *Producer) Close() { p.client().Close() }
+func (p *Producer) Close() { p.Client().Close() }
 
 // noteError starts a rebuild on UNKNOWN_TOPIC_ID, at most once per
 // minRebuildInterval.

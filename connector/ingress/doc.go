@@ -13,8 +13,9 @@
 // it cannot within PublishTimeout (the service retries for 30 minutes).
 //
 // Memory is bounded by MaxInFlight × MaxBodyBytes (8 MiB by default):
-// unsigned requests are refused (401) and requests beyond the bound get 503
-// with Retry-After, both without their bodies being read. The HTTP server in
+// unsigned requests are refused (401), and requests beyond the bound wait up
+// to AdmitWait for a slot (at most MaxWaiting of them) and then get 503 with
+// Retry-After, all without their bodies being read. The HTTP server in
 // front (connector.HTTPServer) cuts off clients that trickle headers or body.
 //
 // Dedupe is per replica: a bounded in-memory cache remembers event ids for

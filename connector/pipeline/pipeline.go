@@ -12,6 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/connector/topics"
 )
 
 // Pipeline consumes command topics and executes each command against the
@@ -263,13 +265,6 @@ func sessionRetriable(err error) bool {
 	return true
 }
 
-// topicProblem reports whether a fetch error is about the topic itself (gone,
-// not readable) rather than a passing broker or network failure.
-func topicProblem(err error) bool {
-	return errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.UnknownTopicID) ||
-		errors.Is(err, kerr.TopicAuthorizationFailed)
-}
-
 // onRevoked runs on a rebalance that takes partitions away: the batch in
 // flight cannot commit (the session aborts it), so stop its work now.
 func (p *Pipeline) onRevoked(_ context.Context, _ *kgo.Client, rev map[string][]int32) {
@@ -313,7 +308,7 @@ func (p *Pipeline) runSession(ctx context.Context, s *kgo.GroupTransactSession) 
 		fetches.EachError(func(t string, part int32, err error) {
 			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 				p.log.Warn("fetch error", slog.String("topic", t), slog.Int("partition", int(part)), slog.Any("error", err))
-				if topicProblem(err) {
+				if topics.Classify(err) == topics.TopicUnavailable { // gone or not readable
 					p.writes.readFailed(t, err, time.Now())
 				}
 			}

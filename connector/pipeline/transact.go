@@ -83,10 +83,10 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 		p.log.Info("transaction aborted; records will be redelivered", slog.Int("records", len(recs)), slog.Bool("revoked", revoked))
 		p.reseed = true // a rebalance may have moved retry partitions
 		if writeErr != nil {
-			p.kept.keep(b)
-		}
-		if writeErr != nil && p.writes.failed(writeErr) {
-			return b, errWritesBlocked
+			p.kept.keep(b) // its redelivered commands are not sent again (replay.go)
+			if p.writes.failed(writeErr) {
+				return b, errWritesBlocked
+			}
 		}
 	}
 	return b, nil

@@ -18,8 +18,8 @@ import (
 // /readyz fails naming the topic and the error, and the Kafka session is
 // rebuilt (a recreated topic has a new topic id that only a new client
 // learns) once the topic shows up again in the cluster's metadata. The first
-// commit clears it. A command is so sent at most WriteFailureThreshold+1
-// times across such an outage, each time under its idempotency key.
+// commit clears it. The final outcomes of the aborted batches are kept
+// (replay.go), so a command is sent once across such an outage.
 //
 // A consumed topic that fetches fail on (deleted, not readable) is reported
 // the same way while its fetch errors last.

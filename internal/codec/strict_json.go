@@ -236,26 +236,29 @@ func (r *strictReader) value(s *strictShape) error {
 	return r.literal()
 }
 
-func (r *strictReader) enter() error {
+// open steps into the object or array at r.pos (one level deeper, bounded
+// by strictMaxDepth) and reports whether it is empty: then its closer is
+// consumed too and the reader is back at the outer level.
+func (r *strictReader) open(closer byte) (empty bool, err error) {
 	r.pos++
 	r.depth++
 	if r.depth > strictMaxDepth {
-		return errStrictSyntax
+		return false, errStrictSyntax
 	}
-	return nil
+	r.skipSpace()
+	if r.pos < len(r.data) && r.data[r.pos] == closer {
+		r.pos++
+		r.depth--
+		return true, nil
+	}
+	return false, nil
 }
 
 // object reads the members of a struct-shaped object.
 func (r *strictReader) object(s *strictShape) error {
-	if err := r.enter(); err != nil {
-		return err
-	}
 	var seen uint64
-	r.skipSpace()
-	if r.pos < len(r.data) && r.data[r.pos] == '}' {
-		r.pos++
-		r.depth--
-		return nil
+	if empty, err := r.open('}'); empty || err != nil {
+		return err
 	}
 	for {
 		name, err := r.memberName()
@@ -284,14 +287,8 @@ func (r *strictReader) object(s *strictShape) error {
 
 // array reads the elements of a slice-shaped array.
 func (r *strictReader) array(s *strictShape) error {
-	if err := r.enter(); err != nil {
+	if empty, err := r.open(']'); empty || err != nil {
 		return err
-	}
-	r.skipSpace()
-	if r.pos < len(r.data) && r.data[r.pos] == ']' {
-		r.pos++
-		r.depth--
-		return nil
 	}
 	for i := 0; ; i++ {
 		if err := r.value(s.elem); err != nil {
@@ -389,14 +386,8 @@ func (r *strictReader) any() error {
 	case '{':
 		return r.anyObject()
 	case '[':
-		if err := r.enter(); err != nil {
+		if empty, err := r.open(']'); empty || err != nil {
 			return err
-		}
-		r.skipSpace()
-		if r.pos < len(r.data) && r.data[r.pos] == ']' {
-			r.pos++
-			r.depth--
-			return nil
 		}
 		for {
 			if err := r.any(); err != nil {
@@ -419,19 +410,13 @@ func (r *strictReader) any() error {
 const strictLinearNames = 16
 
 func (r *strictReader) anyObject() error {
-	if err := r.enter(); err != nil {
-		return err
-	}
 	var (
 		names [strictLinearNames]nameSpan // the first names, on the stack
 		n     int
 		set   map[string]struct{} // all names, once there are more
 	)
-	r.skipSpace()
-	if r.pos < len(r.data) && r.data[r.pos] == '}' {
-		r.pos++
-		r.depth--
-		return nil
+	if empty, err := r.open('}'); empty || err != nil {
+		return err
 	}
 	for {
 		name, err := r.rawMemberName()

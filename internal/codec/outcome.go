@@ -64,6 +64,8 @@ type CommandResult struct {
 	RecordTimestamp  *time.Time    `avro:"record_timestamp" json:"record_timestamp,omitempty"`
 	CompletedAt      time.Time     `avro:"completed_at" json:"completed_at"`
 	APIVersion       *int32        `avro:"api_version" json:"api_version,omitempty"`
+	// RecurringToken is the token state a disable_recurring call returned.
+	RecurringToken *RecurringToken `avro:"recurring_token" json:"recurring_token,omitempty"`
 }
 
 // SessionState is a session state learned by the connector
@@ -105,6 +107,30 @@ type Operation struct {
 	RedirectURL       *string            `avro:"redirect_url" json:"redirect_url,omitempty"`
 	Metadata          *Metadata          `avro:"metadata" json:"metadata,omitempty"`
 	Refunds           []OperationRefund  `avro:"refunds" json:"refunds,omitempty"`
+	Redirect          *Redirect          `avro:"redirect" json:"redirect,omitempty"`
+	RecurringToken    *RecurringToken    `avro:"recurring_token" json:"recurring_token,omitempty"`
+}
+
+// Redirect is a customer-interaction redirect (3-D Secure): the customer is
+// sent to BaseURL with Method, the query parameters QS and, for POST, the
+// form parameters Params (PaReq, MD, ...). Non-string parameter values are
+// kept as their JSON text.
+type Redirect struct {
+	URL     *string           `avro:"url" json:"url,omitempty"`
+	BaseURL *string           `avro:"base_url" json:"base_url,omitempty"`
+	Method  *string           `avro:"method" json:"method,omitempty"`
+	QS      map[string]string `avro:"qs" json:"qs"`
+	Params  map[string]string `avro:"params" json:"params"`
+}
+
+// RecurringToken is a recurring-payment token as the API shows it: the
+// token a successful card payment issued, or the state recurrent/disable
+// returned (IsActive false; FinishedAt may then show the year 2000).
+type RecurringToken struct {
+	Token      string     `avro:"token" json:"token"`
+	IsActive   bool       `avro:"is_active" json:"is_active"`
+	CreatedAt  *time.Time `avro:"created_at" json:"created_at,omitempty"`
+	FinishedAt *time.Time `avro:"finished_at" json:"finished_at,omitempty"`
 }
 
 // InstrumentSummary is a masked instrument: card bin/last4/brand at most,
@@ -129,6 +155,8 @@ type OperationRefund struct {
 	IsChargeback bool       `avro:"is_chargeback" json:"is_chargeback"`
 	CreatedAt    *time.Time `avro:"created_at" json:"created_at,omitempty"`
 	FinishedAt   *time.Time `avro:"finished_at" json:"finished_at,omitempty"`
+	RRN          *string    `avro:"rrn" json:"rrn,omitempty"`
+	AuthCode     *string    `avro:"auth_code" json:"auth_code,omitempty"`
 }
 
 // WebhookEvent is a verified webhook (topic payments.webhook-events, key = session id).

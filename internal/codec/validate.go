@@ -1,7 +1,10 @@
 package codec
 
 import (
+	"encoding/json"
 	"errors"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/paysession/paysession/internal/sensitive"
@@ -132,4 +135,66 @@ func (p *problems) metadata(m *Metadata) {
 	if m != nil && !m.Valid() {
 		p.add("metadata", RuleFormat, "metadata must be one JSON document")
 	}
+}
+
+// route checks the project and submerchant a command names. Both are sent
+// as HTTP header values: printable ASCII, at most 64 and 256 characters.
+// With a submerchant, a command that starts an operation (metadataRule)
+// must carry the spec's submerchant metadata: a JSON object whose merchant
+// is left blank and whose submerchant is the payment site's URL.
+func (p *problems) route(project, submerchant *string, m *Metadata, metadataRule bool) {
+	if project != nil {
+		p.headerValue("project", *project, 64)
+	}
+	if submerchant == nil {
+		return
+	}
+	p.headerValue("submerchant", *submerchant, 256)
+	if metadataRule {
+		p.submerchantMetadata(m)
+	}
+}
+
+func (p *problems) headerValue(field, v string, max int) {
+	switch {
+	case strings.TrimSpace(v) == "":
+		p.add(field, RuleRequired, "must not be blank when given (null means the configured default)")
+	case len(v) > max:
+		p.add(field, RuleLength, "must be at most "+strconv.Itoa(max)+" characters")
+	default:
+		for i := 0; i < len(v); i++ {
+			if v[i] < 0x20 || v[i] > 0x7e {
+				p.add(field, RuleFormat, "must be printable ASCII (it is sent as an HTTP header)")
+				return
+			}
+		}
+	}
+}
+
+// submerchantMetadata checks {"merchant": "", "submerchant": "<site URL>"}.
+func (p *problems) submerchantMetadata(m *Metadata) {
+	if m == nil {
+		p.add("metadata", RuleRequired, `a submerchant's command needs metadata {"merchant": "", "submerchant": "<site URL>"}`)
+		return
+	}
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(m.Raw(), &doc) != nil || doc == nil {
+		p.add("metadata", RuleFormat, `with a submerchant, metadata must be an object {"merchant": "", "submerchant": "<site URL>"}`)
+		return
+	}
+	var site string
+	if json.Unmarshal(doc["submerchant"], &site) != nil || !isSiteURL(site) {
+		p.add("metadata.submerchant", RuleFormat, "must be the payment site's http(s) URL")
+	}
+	if raw, ok := doc["merchant"]; ok {
+		var merchant *string
+		if json.Unmarshal(raw, &merchant) != nil || (merchant != nil && strings.TrimSpace(*merchant) != "") {
+			p.add("metadata.merchant", RuleFormat, "must be left blank for a submerchant")
+		}
+	}
+}
+
+func isSiteURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && !strings.ContainsAny(s, " \t\r\n")
 }

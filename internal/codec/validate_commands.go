@@ -9,6 +9,7 @@ func (c *InitPayout) Validate() error {
 	p.participants("participants", c.Participants)
 	p.customer("customer", c.Customer)
 	p.metadata(c.Metadata)
+	p.route(c.Project, c.Submerchant, c.Metadata, true)
 	return p.err()
 }
 
@@ -21,6 +22,7 @@ func (c *InitPayment) Validate() error {
 	p.customer("customer", &c.Customer)
 	p.participants("participants", c.Participants)
 	p.metadata(c.Metadata)
+	p.route(c.Project, c.Submerchant, c.Metadata, true)
 	return p.err()
 }
 
@@ -38,6 +40,7 @@ func (c *CreateSession) Validate() error {
 	p.participants("participants", c.Participants)
 	p.customer("customer", c.Customer)
 	p.metadata(c.Metadata)
+	p.route(c.Project, c.Submerchant, c.Metadata, true)
 	return p.err()
 }
 
@@ -52,6 +55,7 @@ func (c *StartPayout) Validate() error {
 	p.participants("participants", c.Participants)
 	p.customer("customer", c.Customer)
 	p.metadata(c.Metadata)
+	p.route(c.Project, c.Submerchant, c.Metadata, true)
 	return p.err()
 }
 
@@ -66,6 +70,7 @@ func (c *StartPayment) Validate() error {
 	p.customer("customer", c.Customer)
 	p.participants("participants", c.Participants)
 	p.metadata(c.Metadata)
+	p.route(c.Project, c.Submerchant, c.Metadata, true)
 	return p.err()
 }
 
@@ -74,6 +79,7 @@ func (c *Capture) Validate() error {
 	var p problems
 	p.sessionID("session_id", c.SessionID)
 	p.optionalAmount(c.Amount, c.Currency)
+	p.route(c.Project, c.Submerchant, nil, false)
 	return p.err()
 }
 
@@ -83,6 +89,7 @@ func (c *Refund) Validate() error {
 	p.sessionID("session_id", c.SessionID)
 	p.optionalAmount(c.Amount, c.Currency)
 	p.metadata(c.Metadata)
+	p.route(c.Project, c.Submerchant, c.Metadata, false)
 	return p.err()
 }
 
@@ -90,6 +97,7 @@ func (c *Refund) Validate() error {
 func (c *Confirm) Validate() error {
 	var p problems
 	p.sessionID("session_id", c.SessionID)
+	p.route(c.Project, c.Submerchant, nil, false)
 	return p.err()
 }
 
@@ -97,6 +105,7 @@ func (c *Confirm) Validate() error {
 func (c *Cancel) Validate() error {
 	var p problems
 	p.sessionID("session_id", c.SessionID)
+	p.route(c.Project, c.Submerchant, nil, false)
 	return p.err()
 }
 
@@ -104,6 +113,7 @@ func (c *Cancel) Validate() error {
 func (c *DisableRecurring) Validate() error {
 	var p problems
 	p.required("token", c.Token)
+	p.route(c.Project, c.Submerchant, nil, false)
 	return p.err()
 }
 
@@ -115,6 +125,7 @@ func (c *FPSVerification) Validate() error {
 	p.required("bank_id", c.BankID)
 	p.requiredPtr("recipient.first_name", c.Recipient.FirstName)
 	p.requiredPtr("recipient.last_name", c.Recipient.LastName)
+	p.route(c.Project, c.Submerchant, nil, false)
 	return p.err()
 }
 
@@ -122,6 +133,7 @@ func (c *FPSVerification) Validate() error {
 func (c *StatusRefresh) Validate() error {
 	var p problems
 	p.sessionID("session_id", c.SessionID)
+	p.route(c.Project, c.Submerchant, nil, false)
 	return p.err()
 }
 
@@ -130,6 +142,7 @@ func (c *BankPayPush) Validate() error {
 	var p problems
 	p.sessionID("session_id", c.SessionID)
 	p.phone("phone", c.Phone)
+	p.route(c.Project, c.Submerchant, nil, false)
 	return p.err()
 }
 
@@ -139,7 +152,7 @@ func (p *problems) paymentInstrument(path string, in *Instrument) {
 		p.add(join(path, "type"), RuleUnsupported, "a payment instrument must be a card")
 		return
 	}
-	p.instrument(path, in)
+	p.instrumentOf(path, in, false)
 }
 
 func (p *problems) requiredPtr(field string, v *string) {

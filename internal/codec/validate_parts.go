@@ -1,8 +1,18 @@
 package codec
 
-import "strconv"
+import (
+	"strconv"
 
-func (p *problems) instrument(path string, in *Instrument) {
+	"github.com/paysession/paysession/internal/sensitive"
+)
+
+// instrument checks a payout instrument (payment_method / payout_details):
+// a bank card may be given by its number alone.
+func (p *problems) instrument(path string, in *Instrument) { p.instrumentOf(path, in, true) }
+
+// instrumentOf checks an instrument; payout says whether a bank card's
+// expiry may be left out (the spec's payout to a card needs the number only).
+func (p *problems) instrumentOf(path string, in *Instrument, payout bool) {
 	switch in.Type {
 	case "":
 		p.add(join(path, "type"), RuleRequired, "instrument type is required")
@@ -14,7 +24,7 @@ func (p *problems) instrument(path string, in *Instrument) {
 			p.add(join(path, "card"), RuleRequired, "required when type is card")
 			return
 		}
-		p.card(join(path, "card"), in.Card)
+		p.card(join(path, "card"), in.Card, payout)
 	case InstrumentBankAccount:
 		if in.Card != nil {
 			p.add(join(path, "card"), RuleConsistency, "must be null when type is bank_account")
@@ -29,7 +39,7 @@ func (p *problems) instrument(path string, in *Instrument) {
 	}
 }
 
-func (p *problems) card(path string, c *Card) {
+func (p *problems) card(path string, c *Card, payout bool) {
 	set := map[string]bool{CardBank: c.BankCard != nil, CardTokenized: c.TokenizedCard != nil, CardEncrypted: c.EncryptedCard != nil}
 	switch c.Type {
 	case "":
@@ -51,7 +61,7 @@ func (p *problems) card(path string, c *Card) {
 	}
 	switch c.Type {
 	case CardBank:
-		p.bankCard(join(path, CardBank), c.BankCard)
+		p.bankCard(join(path, CardBank), c.BankCard, payout)
 	case CardTokenized:
 		p.required(join(path, "tokenized_card.token"), c.TokenizedCard.Token)
 	case CardEncrypted:
@@ -59,12 +69,18 @@ func (p *problems) card(path string, c *Card) {
 	}
 }
 
-func (p *problems) bankCard(path string, c *BankCard) {
+// bankCard checks full card data. A payout's card may leave out the expiry
+// (both month and year); a payment's may not.
+func (p *problems) bankCard(path string, c *BankCard, payout bool) {
 	switch {
 	case c.Number == "":
 		p.add(join(path, "number"), RuleRequired, "card number is required")
 	case !c.Number.Luhn():
 		p.add(join(path, "number"), RuleLuhn, "card number must be 12 to 19 digits with a valid check digit")
+	}
+	if payout && c.ExpirationMonth == "" && c.ExpirationYear == "" {
+		p.securityCode(path, c.SecurityCode)
+		return
 	}
 	month := c.ExpirationMonth
 	if len(month) != 2 || !isDigits(month) || month < "01" || month > "12" {
@@ -73,8 +89,12 @@ func (p *problems) bankCard(path string, c *BankCard) {
 	if len(c.ExpirationYear) != 2 || !isDigits(c.ExpirationYear) {
 		p.add(join(path, "expiration_year"), RuleFormat, "expiration year must be two digits")
 	}
-	if c.SecurityCode != nil {
-		code := c.SecurityCode.Reveal()
+	p.securityCode(path, c.SecurityCode)
+}
+
+func (p *problems) securityCode(path string, sc *sensitive.SecurityCode) {
+	if sc != nil {
+		code := sc.Reveal()
 		if !isDigits(code) || len(code) < 3 || len(code) > 4 {
 			p.add(join(path, "security_code"), RuleFormat, "security code must be 3 or 4 digits")
 		}

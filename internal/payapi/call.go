@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/paysession/paysession/internal/signing"
 )
 
 // endpoint is one method of the API.
@@ -46,16 +48,23 @@ func (c *Client) versionFor(ep endpoint) int {
 // returns the parsed ok envelope. Every error is a *Error.
 func (c *Client) call(ctx context.Context, ep endpoint, payload any, opts []CallOption) (*envelope, error) {
 	o := collectOptions(opts)
+	if err := checkHeaderValues(ep, &o); err != nil {
+		return nil, err
+	}
 	if o.hasKey {
 		if err := ValidIdempotencyKey(o.idempotencyKey); err != nil {
 			return nil, &Error{Code: CodeInvalidIdempotencyKey, Endpoint: ep.path, Description: err.Error()}
 		}
 	}
+	signer, err := c.signerFor(ep, &o)
+	if err != nil {
+		return nil, err
+	}
 	body, err := encodeBody(payload)
 	if err != nil {
 		return nil, &Error{Code: CodeInvalidArgument, Endpoint: ep.path, Description: "request cannot be serialized", Err: err}
 	}
-	sig, err := c.signer.Sign(body)
+	sig, err := signer.Sign(body)
 	if err != nil {
 		return nil, &Error{Code: CodeSigning, Endpoint: ep.path, Description: "request cannot be signed", Err: err}
 	}
@@ -63,6 +72,23 @@ func (c *Client) call(ctx context.Context, ep endpoint, payload any, opts []Call
 	env, err := c.roundTrip(ctx, ep, body, sig, o)
 	c.logCall(ctx, ep, start, err)
 	return env, err
+}
+
+// signerFor returns the key of the call's project, filling in the default
+// project and submerchant.
+func (c *Client) signerFor(ep endpoint, o *callOptions) (signing.Signer, error) {
+	if o.project == "" {
+		o.project = c.project
+	}
+	if o.submerchant == "" {
+		o.submerchant = c.submerchant
+	}
+	s, ok := c.signers[o.project]
+	if !ok {
+		return nil, &Error{Code: CodeUnknownProject, Endpoint: ep.path, Field: "project", Rule: "unknown",
+			Description: "no key is configured for the project the call names"}
+	}
+	return s, nil
 }
 
 // encodeBody serializes a request once; '<', '>' and '&' are written as is
@@ -89,10 +115,10 @@ func (c *Client) newRequest(ctx context.Context, ep endpoint, body []byte, sig s
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set(HeaderProject, c.project)
+	req.Header.Set(HeaderProject, o.project)
 	req.Header.Set(HeaderSign, sig)
-	if c.submerchant != "" {
-		req.Header.Set(HeaderSubmerchant, c.submerchant)
+	if o.submerchant != "" {
+		req.Header.Set(HeaderSubmerchant, o.submerchant)
 	}
 	if o.hasKey {
 		req.Header.Set(HeaderIdempotency, o.idempotencyKey)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 
@@ -18,11 +19,14 @@ const DefaultMaxResponseBytes = 4 << 20
 
 // Config configures a Client.
 type Config struct {
-	BaseURL          string // e.g. http://127.0.0.1:8080 (without /api/vN)
-	Version          int    // 1 or 2; 0 means 1
-	Project          string // X-PARTNER-PROJECT
-	Submerchant      string // optional X-PARTNER-SUBMERCHANT
-	Signer           signing.Signer
+	BaseURL     string // e.g. http://127.0.0.1:8080 (without /api/vN)
+	Version     int    // 1 or 2; 0 means 1
+	Project     string // X-PARTNER-PROJECT of calls that name no project
+	Submerchant string // optional X-PARTNER-SUBMERCHANT of calls that name none
+	Signer      signing.Signer
+	// Projects are further partner projects, each with its own key; a call
+	// names one with WithProject. Project and Signer stay the default.
+	Projects         []Project
 	HTTPClient       *http.Client // optional; default has a 30 s timeout, keeps connections alive and does not follow redirects
 	MaxResponseBytes int64        // default 4 MiB
 	Logger           *slog.Logger // optional; one debug line per call, never bodies
@@ -47,10 +51,29 @@ func (cfg Config) Validate() error {
 	if cfg.Signer == nil {
 		errs = append(errs, errors.New("Signer: required"))
 	}
+	seen := map[string]bool{cfg.Project: true}
+	for i, p := range cfg.Projects {
+		switch {
+		case p.ID == "":
+			errs = append(errs, fmt.Errorf("Projects[%d].ID: required", i))
+		case seen[p.ID]:
+			errs = append(errs, fmt.Errorf("Projects[%d].ID: %q is named twice", i, p.ID))
+		}
+		seen[p.ID] = true
+		if p.Signer == nil {
+			errs = append(errs, fmt.Errorf("Projects[%d].Signer: required", i))
+		}
+	}
 	if cfg.MaxResponseBytes < 0 {
 		errs = append(errs, fmt.Errorf("MaxResponseBytes: %d is negative", cfg.MaxResponseBytes))
 	}
 	return errors.Join(errs...)
+}
+
+// Project is a partner project and the key that signs its requests.
+type Project struct {
+	ID     string // X-PARTNER-PROJECT
+	Signer signing.Signer
 }
 
 // Client calls the Payment Session Service. It is safe for concurrent use.
@@ -60,6 +83,7 @@ type Client struct {
 	project     string
 	submerchant string
 	signer      signing.Signer
+	signers     map[string]signing.Signer // every project, the default one too
 	http        *http.Client
 	maxBody     int64
 	log         *slog.Logger
@@ -77,10 +101,14 @@ func New(cfg Config) (*Client, error) {
 		project:     cfg.Project,
 		submerchant: cfg.Submerchant,
 		signer:      cfg.Signer,
+		signers:     map[string]signing.Signer{cfg.Project: cfg.Signer},
 		http:        cfg.HTTPClient,
 		maxBody:     cfg.MaxResponseBytes,
 		log:         cfg.Logger,
 		now:         time.Now,
+	}
+	for _, p := range cfg.Projects {
+		c.signers[p.ID] = p.Signer
 	}
 	if c.version == 0 {
 		c.version = 1
@@ -95,6 +123,19 @@ func New(cfg Config) (*Client, error) {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return c, nil
+}
+
+// Projects returns the ids of the projects the client can sign for, the
+// default first.
+func (c *Client) Projects() []string {
+	out := []string{c.project}
+	for id := range c.signers {
+		if id != c.project {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out[1:])
+	return out
 }
 
 // Version returns the API version used for v1/v2 methods (1 or 2).

@@ -27,6 +27,7 @@ const (
 	CodeInvalidIdempotencyKey = "invalid_idempotency_key" // rejected before sending
 	CodeInvalidArgument       = "invalid_argument"        // request could not be built (e.g. invalid metadata JSON)
 	CodeSigning               = "signing"                 // the signer failed; nothing was sent
+	CodeUnknownProject        = "unknown_project"         // WithProject named a project the client has no key for; nothing was sent
 )
 
 // Error is every failure of a call. Callers use errors.As and read Retryable

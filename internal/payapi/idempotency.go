@@ -10,6 +10,24 @@ type callOptions struct {
 	hasKey         bool
 	traceparent    string
 	tracestate     string
+	project        string // "" = the client's default project
+	submerchant    string // "" = the client's default submerchant
+}
+
+// WithProject signs the call with the key of the named partner project and
+// sends that project as X-PARTNER-PROJECT. An empty id means the client's
+// default project; an id the client has no key for fails the call with
+// Code "unknown_project" (Field "project", Rule "unknown") before anything
+// is sent. Idempotency keys are the service's per project: the same key
+// under two projects is two keys.
+func WithProject(id string) CallOption {
+	return func(o *callOptions) { o.project = id }
+}
+
+// WithSubmerchant sends s as X-PARTNER-SUBMERCHANT (the payer of this
+// request) instead of the client's default; an empty s keeps the default.
+func WithSubmerchant(s string) CallOption {
+	return func(o *callOptions) { o.submerchant = s }
 }
 
 // WithIdempotencyKey sends key as X-PARTNER-IDEMPOTENCY-KEY. The key must be
@@ -43,4 +61,18 @@ func collectOptions(opts []CallOption) callOptions {
 		}
 	}
 	return o
+}
+
+// checkHeaderValues refuses a project or submerchant that cannot be an HTTP
+// header value (control or non-ASCII bytes) before anything is sent.
+func checkHeaderValues(ep endpoint, o *callOptions) *Error {
+	for _, v := range []struct{ field, value string }{{"project", o.project}, {"submerchant", o.submerchant}} {
+		for i := 0; i < len(v.value); i++ {
+			if b := v.value[i]; b < 0x20 || b > 0x7e {
+				return &Error{Code: CodeInvalidArgument, Endpoint: ep.path, Field: v.field, Rule: "format",
+					Description: v.field + " must be printable ASCII (it is sent as an HTTP header)"}
+			}
+		}
+	}
+	return nil
 }

@@ -34,6 +34,11 @@ type Operation struct {
 	CustomerInteraction *CustomerInteraction
 	Metadata            json.RawMessage // any JSON, as sent by the partner
 	Refunds             []Refund
+	// RecurringToken is the recurring token a successful card payment
+	// issued (member "recurrent"), where the service shows it. The spec
+	// does not show where a payment's token appears; the sandbox puts it
+	// there, and fields may be added to payloads.
+	RecurringToken *RecurringToken
 }
 
 // Refund is a refund of a payment, possibly made in a chargeback.

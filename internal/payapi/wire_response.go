@@ -186,6 +186,7 @@ type wireOperationIn struct {
 	CustomerInteraction *wireInteraction     `json:"customer_interaction"`
 	Metadata            json.RawMessage      `json:"metadata"`
 	Refunds             []wireRefundIn       `json:"refunds"`
+	Recurrent           *wireRecurrent       `json:"recurrent"`
 }
 
 // decodeOperations reads the operation array named name, adding the paths of
@@ -248,6 +249,9 @@ func (w *wireOperationIn) operation(v int, payout bool) (op Operation, dropped d
 	}
 	for i := range w.Refunds {
 		op.Refunds = append(op.Refunds, w.Refunds[i].model(fmt.Sprintf("refunds[%d].", i), &dropped))
+	}
+	if w.Recurrent != nil {
+		op.RecurringToken = w.Recurrent.model("recurrent.", &dropped)
 	}
 	return op, dropped, nil
 }

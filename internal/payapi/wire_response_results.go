@@ -48,11 +48,17 @@ func decodeRecurrent(raw json.RawMessage) (*RecurringToken, droppedTimes, error)
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return nil, nil, fmt.Errorf("recurrent: %w", err)
 	}
-	t := &RecurringToken{Token: w.Token, IsActive: w.IsActive, Type: w.Type}
 	var dropped droppedTimes
-	dropped.readValue(&t.CreatedAt, w.CreatedAt, "recurrent.created_at")
-	dropped.read(&t.FinishedAt, w.FinishedAt, "recurrent.finished_at")
-	return t, dropped, nil
+	return w.model("recurrent.", &dropped), dropped, nil
+}
+
+// model maps a recurring token; an unreadable time is left unset and its
+// path (below prefix) added to dropped.
+func (w *wireRecurrent) model(prefix string, dropped *droppedTimes) *RecurringToken {
+	t := &RecurringToken{Token: w.Token, IsActive: w.IsActive, Type: w.Type}
+	dropped.readValue(&t.CreatedAt, w.CreatedAt, prefix+"created_at")
+	dropped.read(&t.FinishedAt, w.FinishedAt, prefix+"finished_at")
+	return t
 }
 
 func decodePublicToken(raw json.RawMessage) (string, error) {

@@ -1,17 +1,21 @@
 package sessionstate
 
 import (
+	"strings"
 	"time"
 
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
+	"github.com/paysession/paysession/internal/sensitive"
 )
 
 // FromAPI returns the normalized, masked snapshot of s learned from source
 // (codec.SourceAPIResponse, SourceWebhook or SourcePoll) at observedAt
 // through API version apiVersion. Payouts come before payments, each in API
 // order. Cards keep bin, last4 and brand only; account numbers keep their
-// last 4 characters; security codes, names and contacts are dropped. Callers
+// last 4 characters; security codes, names and contacts are dropped; a card
+// number anywhere in a 3-D Secure redirect is masked to bin and last4. Fee
+// currencies are lower case, like amount currencies. Callers
 // set IdempotencyKey or WebhookType on the result when they have one.
 func FromAPI(s *payapi.Session, source string, observedAt time.Time, apiVersion int) *codec.SessionState {
 	out := &codec.SessionState{
@@ -49,7 +53,9 @@ func operation(kind codec.OperationKind, op *payapi.Operation) codec.Operation {
 		out.Amount, out.Currency = &op.Amount.Value, optString(op.Amount.Currency)
 	}
 	if op.Fees != nil && op.Fees.MerchantFee != nil {
-		out.FeeAmount, out.FeeCurrency = &op.Fees.MerchantFee.Value, optString(op.Fees.MerchantFee.Currency)
+		// The API writes fee currencies in upper case beside lower-case
+		// amount currencies; outcomes use one case.
+		out.FeeAmount, out.FeeCurrency = &op.Fees.MerchantFee.Value, optString(strings.ToLower(op.Fees.MerchantFee.Currency))
 	}
 	if op.TransactionInfo != nil {
 		out.RRN, out.AuthCode = optString(op.TransactionInfo.RRN), optString(op.TransactionInfo.AuthCode)
@@ -58,7 +64,11 @@ func operation(kind codec.OperationKind, op *payapi.Operation) codec.Operation {
 		out.CustomerReference = optString(op.Customer.Reference)
 	}
 	if ci := op.CustomerInteraction; ci != nil && ci.Redirect != nil {
-		out.RedirectURL = optString(ci.Redirect.URL)
+		out.Redirect = redirect(ci.Redirect)
+		out.RedirectURL = out.Redirect.URL
+	}
+	if t := op.RecurringToken; t != nil {
+		out.RecurringToken = RecurringToken(t)
 	}
 	if len(op.Metadata) > 0 {
 		if m, err := codec.NewMetadata(op.Metadata); err == nil {
@@ -73,9 +83,39 @@ func operation(kind codec.OperationKind, op *payapi.Operation) codec.Operation {
 		if r.Amount != nil {
 			ref.Amount, ref.Currency = &r.Amount.Value, optString(r.Amount.Currency)
 		}
+		if r.TransactionInfo != nil {
+			ref.RRN, ref.AuthCode = optString(r.TransactionInfo.RRN), optString(r.TransactionInfo.AuthCode)
+		}
 		out.Refunds = append(out.Refunds, ref)
 	}
 	return out
+}
+
+// redirect keeps everything a notification service needs to send the
+// customer on (method, base URL, query and form parameters), with any card
+// number in it masked to bin and last4.
+func redirect(r *payapi.Redirect) *codec.Redirect {
+	return &codec.Redirect{
+		URL:     optString(sensitive.MaskText(r.URL)),
+		BaseURL: optString(sensitive.MaskText(r.BaseURL)),
+		Method:  optString(strings.ToUpper(r.Method)),
+		QS:      maskedMap(r.QS),
+		Params:  maskedMap(r.Params),
+	}
+}
+
+func maskedMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = sensitive.MaskText(v)
+	}
+	return out
+}
+
+// RecurringToken returns the outcome form of a recurring token, from an
+// operation or from a recurrent/disable answer.
+func RecurringToken(t *payapi.RecurringToken) *codec.RecurringToken {
+	return &codec.RecurringToken{Token: t.Token, IsActive: t.IsActive, CreatedAt: optTime(t.CreatedAt), FinishedAt: optTimePtr(t.FinishedAt)}
 }
 
 func optString(s string) *string {

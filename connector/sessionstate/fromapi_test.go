@@ -159,3 +159,65 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// TestFromAPICarriesWhatDownstreamNeeds covers issue 15: the whole 3-D
+// Secure redirect (a POST with form parameters), each refund's
+// transaction info, the recurring token of a payment, and a fee currency in
+// the same lower case as the amount's.
+func TestFromAPICarriesWhatDownstreamNeeds(t *testing.T) {
+	created, finished := t0, t0.Add(time.Minute)
+	in := payapi.Session{ID: "ps_9", Status: "in_progress", Payments: []payapi.Operation{{ID: "pm_9", Status: "pending",
+		Fees: &payapi.Amounts{MerchantFee: &payapi.Amount{Value: 30, Currency: "RUB"}},
+		CustomerInteraction: &payapi.CustomerInteraction{Type: "redirect", Redirect: &payapi.Redirect{
+			URL: "https://acs.example/pareq", BaseURL: "https://acs.example/pareq", Method: "POST",
+			QS:     map[string]string{"lang": "en"},
+			Params: map[string]string{"PaReq": "eJxVUt1ugjAU", "MD": "pm_9", "TermUrl": "https://pay.example/term", "echo": "card 4111111111111111"}}},
+		RecurringToken: &payapi.RecurringToken{Token: "rt_1", IsActive: true, CreatedAt: created, FinishedAt: &finished, Type: "recurrent_token"},
+		Refunds: []payapi.Refund{{ID: "rf_1", Status: "accepted", CreatedAt: created, FinishedAt: &finished,
+			TransactionInfo: &payapi.TransactionInfo{RRN: "000123456789", AuthCode: "A1B2C3"}}}}}}
+	got := FromAPI(&in, "webhook", t0, 1).Session.Operations[0]
+
+	r := got.Redirect
+	if r == nil {
+		t.Fatal("no redirect")
+	}
+	eq(t, "method", deref(r.Method), "POST")
+	eq(t, "base_url", deref(r.BaseURL), "https://acs.example/pareq")
+	eq(t, "url", deref(r.URL), "https://acs.example/pareq")
+	eq(t, "qs", r.QS["lang"], "en")
+	eq(t, "PaReq", r.Params["PaReq"], "eJxVUt1ugjAU")
+	eq(t, "MD", r.Params["MD"], "pm_9")
+	eq(t, "card number in a parameter masked", strings.Contains(r.Params["echo"], "4111111111111111"), false)
+	eq(t, "redirect_url kept", deref(got.RedirectURL), "https://acs.example/pareq")
+
+	rf := got.Refunds[0]
+	eq(t, "refund rrn", deref(rf.RRN), "000123456789")
+	eq(t, "refund auth_code", deref(rf.AuthCode), "A1B2C3")
+	eq(t, "refund finished", rf.FinishedAt.Equal(finished), true)
+
+	rt := got.RecurringToken
+	if rt == nil {
+		t.Fatal("no recurring token")
+	}
+	eq(t, "token", rt.Token, "rt_1")
+	eq(t, "active", rt.IsActive, true)
+	eq(t, "token created", rt.CreatedAt.Equal(created), true)
+	eq(t, "token finished", rt.FinishedAt.Equal(finished), true)
+
+	eq(t, "fee currency", deref(got.FeeCurrency), "rub")
+}
+
+// TestFromAPIRedirectWithoutParameters keeps a GET redirect's maps empty,
+// not nil, so that the Avro encoding has them.
+func TestFromAPIRedirectWithoutParameters(t *testing.T) {
+	in := payapi.Session{ID: "ps_1", Status: "in_progress", Payments: []payapi.Operation{{ID: "pm_1", Status: "pending",
+		CustomerInteraction: &payapi.CustomerInteraction{Type: "redirect", Redirect: &payapi.Redirect{URL: "https://acs.example/x?a=1", Method: "GET"}}}}}
+	st := FromAPI(&in, "poll", t0, 2)
+	r := st.Session.Operations[0].Redirect
+	if r == nil || r.QS == nil || r.Params == nil {
+		t.Fatalf("redirect %+v", r)
+	}
+	if _, err := codec.MarshalAvro(st); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -77,6 +77,9 @@ type SessionState struct {
 	APIVersion     int32         `avro:"api_version" json:"api_version"`
 	IdempotencyKey *string       `avro:"idempotency_key" json:"idempotency_key,omitempty"`
 	WebhookType    *string       `avro:"webhook_type" json:"webhook_type,omitempty"`
+	// Project is the partner project the state was learned under; nil
+	// means the configured default project.
+	Project *string `avro:"project" json:"project,omitempty"`
 }
 
 // Session is a version-neutral, masked snapshot of a payment session.

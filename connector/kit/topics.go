@@ -1,0 +1,92 @@
+package kit
+
+import (
+	"strings"
+
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/config"
+	"github.com/paysession/paysession/schemas"
+)
+
+// Topics names the connector's topics. The connector's names are
+// configurable (PAYSESSION_TOPIC_*); DefaultTopics returns the defaults.
+type Topics struct {
+	// Commands is the command topic of each kind.
+	Commands map[CommandKind]string
+	// Retry holds commands still retrying at a batch deadline (connector-internal).
+	Retry string
+	// Attempts holds attempt marks (connector-internal, compacted).
+	Attempts string
+	// CommandResults holds one CommandResult per command, key = idempotency key.
+	CommandResults string
+	// Sessions holds SessionState records, key = session id, compacted.
+	Sessions string
+	// SessionUpdates holds candidate session states (connector-internal:
+	// read only by the connector's session writer), key = session id.
+	SessionUpdates string
+	// WebhookEvents holds WebhookEvent records, key = session id.
+	WebhookEvents string
+	// DeadLetter holds DeadLetter records, key = the command's key.
+	DeadLetter string
+	// WalletBalances holds WalletBalance records, key = wallet id.
+	WalletBalances string
+	// FPSBanks holds FPSBanks records, key = "fps-banks".
+	FPSBanks string
+}
+
+// SessionUpdatesDefault is the default name of the internal topic of
+// candidate session states.
+const SessionUpdatesDefault = "payments.sessions.updates"
+
+// DefaultTopics returns the connector's default topic names: the defaults
+// of its PAYSESSION_TOPIC_* variables.
+func DefaultTopics() Topics {
+	t := Topics{Commands: map[CommandKind]string{}, SessionUpdates: SessionUpdatesDefault}
+	byVar := map[string]*string{
+		"RETRY": &t.Retry, "ATTEMPTS": &t.Attempts, "COMMAND_RESULTS": &t.CommandResults,
+		"SESSIONS": &t.Sessions, "SESSION_UPDATES": &t.SessionUpdates, "WEBHOOK_EVENTS": &t.WebhookEvents,
+		"DEAD_LETTER": &t.DeadLetter, "WALLET_BALANCES": &t.WalletBalances, "FPS_BANKS": &t.FPSBanks,
+	}
+	for _, v := range config.Variables() {
+		name, ok := strings.CutPrefix(v.Name, config.Prefix+"TOPIC_")
+		if !ok {
+			continue
+		}
+		if p, ok := byVar[name]; ok {
+			*p = v.Default
+			continue
+		}
+		if k, err := codec.ParseKind(strings.ToLower(name)); err == nil {
+			t.Commands[k] = v.Default
+		}
+	}
+	return t
+}
+
+// CommandTopic returns the command topic of kind.
+func (t Topics) CommandTopic(kind CommandKind) string { return t.Commands[kind] }
+
+// Outcomes returns each topic that carries Avro outcome records with the
+// schema of its values: command results, sessions, session updates,
+// webhook events, dead letters, wallet balances and FPS banks.
+func (t Topics) Outcomes() map[string]SchemaName {
+	return map[string]SchemaName{
+		t.CommandResults: schemas.CommandResult, t.Sessions: schemas.SessionState,
+		t.SessionUpdates: schemas.SessionState, t.WebhookEvents: schemas.WebhookEvent,
+		t.DeadLetter: schemas.DeadLetter, t.WalletBalances: schemas.WalletBalance, t.FPSBanks: schemas.FPSBanks,
+	}
+}
+
+// Schema returns the value schema of topic: an outcome schema, or the
+// command schema of a command topic.
+func (t Topics) Schema(topic string) (SchemaName, bool) {
+	if n, ok := t.Outcomes()[topic]; ok && topic != "" {
+		return n, true
+	}
+	for k, ct := range t.Commands {
+		if ct == topic {
+			return k.SchemaName(), true
+		}
+	}
+	return "", false
+}

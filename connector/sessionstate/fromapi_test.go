@@ -125,27 +125,6 @@ func TestMaskAccount(t *testing.T) {
 	}
 }
 
-func TestAdmitUsesProgressForTies(t *testing.T) {
-	tr, _ := NewTracker(TrackerConfig{})
-	upd := t0
-	mk := func(refund string) *codec.SessionState {
-		s := &payapi.Session{ID: "ps_9", Status: "accepted", UpdatedAt: upd, Payments: []payapi.Operation{{ID: "pm_1", Status: "succeeded"}}}
-		if refund != "" {
-			s.Payments[0].Refunds = []payapi.Refund{{ID: "rf_1", Status: refund}}
-		}
-		return FromAPI(s, "poll", t0, 1)
-	}
-	steps := []struct {
-		refund string
-		want   bool
-	}{{"", true}, {"in_progress", true}, {"", false}, {"accepted", true}, {"in_progress", false}}
-	for i, s := range steps {
-		if got := tr.Admit(mk(s.refund)); got != s.want {
-			t.Fatalf("step %d (%q): Admit = %v, want %v", i, s.refund, got, s.want)
-		}
-	}
-}
-
 func eq[T comparable](t *testing.T, what string, got, want T) {
 	t.Helper()
 	if got != want {

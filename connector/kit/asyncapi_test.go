@@ -1,0 +1,212 @@
+package kit_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/paysession/paysession/connector/ingress"
+	"github.com/paysession/paysession/connector/kit"
+	"github.com/paysession/paysession/connector/pipeline"
+	"github.com/paysession/paysession/connector/reconcile"
+	"github.com/paysession/paysession/schemas"
+)
+
+// asyncAPIPath is the AsyncAPI document of the connector's topics.
+const asyncAPIPath = "../../schemas/asyncapi.yaml"
+
+type asyncAPIDoc struct {
+	AsyncAPI string `json:"asyncapi"`
+	Channels map[string]struct {
+		Address  string `json:"address"`
+		Messages map[string]struct {
+			Ref string `json:"$ref"`
+		} `json:"messages"`
+		Bindings struct {
+			Kafka struct {
+				Topic              string              `json:"topic"`
+				TopicConfiguration map[string][]string `json:"topicConfiguration"`
+			} `json:"kafka"`
+		} `json:"bindings"`
+	} `json:"channels"`
+	Operations map[string]struct {
+		Action         string `json:"action"`
+		IsolationLevel string `json:"x-isolation-level"`
+		Channel        struct {
+			Ref string `json:"$ref"`
+		} `json:"channel"`
+	} `json:"operations"`
+	Components struct {
+		Messages map[string]struct {
+			Payload struct {
+				SchemaFormat string `json:"schemaFormat"`
+				Schema       struct {
+					Ref string `json:"$ref"`
+				} `json:"schema"`
+			} `json:"payload"`
+			Headers struct {
+				Ref string `json:"$ref"`
+			} `json:"headers"`
+			Bindings struct {
+				Kafka struct {
+					Key map[string]any `json:"key"`
+				} `json:"kafka"`
+			} `json:"bindings"`
+		} `json:"messages"`
+		Schemas map[string]struct {
+			Properties map[string]any `json:"properties"`
+		} `json:"schemas"`
+	} `json:"components"`
+}
+
+func readAsyncAPI(t *testing.T) *asyncAPIDoc {
+	t.Helper()
+	b, err := os.ReadFile(asyncAPIPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc asyncAPIDoc
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return &doc
+}
+
+// TestAsyncAPIChannelsAreTheTopics: one channel per topic of DefaultTopics
+// (the config defaults), each bound to its topic, with messages whose
+// payload is the topic's .avsc, a key, and compaction where the connector
+// requires it.
+func TestAsyncAPIChannelsAreTheTopics(t *testing.T) {
+	doc := readAsyncAPI(t)
+	if !strings.HasPrefix(doc.AsyncAPI, "3.0") {
+		t.Fatalf("asyncapi %q, want 3.0.x", doc.AsyncAPI)
+	}
+	topics := kit.DefaultTopics()
+	var want, got []string
+	want = allTopics(topics)
+	for name, ch := range doc.Channels {
+		got = append(got, ch.Address)
+		if ch.Bindings.Kafka.Topic != ch.Address {
+			t.Errorf("channel %s: kafka binding topic %q, address %q", name, ch.Bindings.Kafka.Topic, ch.Address)
+		}
+		compact := slices.Contains(ch.Bindings.Kafka.TopicConfiguration["cleanup.policy"], "compact")
+		if wantCompact := ch.Address == topics.Sessions || ch.Address == topics.Attempts; compact != wantCompact {
+			t.Errorf("channel %s: compacted %v, want %v", name, compact, wantCompact)
+		}
+		if len(ch.Messages) != 1 {
+			t.Errorf("channel %s: %d messages, want 1", name, len(ch.Messages))
+		}
+		for _, m := range ch.Messages {
+			msgName := strings.TrimPrefix(m.Ref, "#/components/messages/")
+			msg, ok := doc.Components.Messages[msgName]
+			if !ok {
+				t.Errorf("channel %s: message %s is not a component", name, m.Ref)
+				continue
+			}
+			if len(msg.Bindings.Kafka.Key) == 0 {
+				t.Errorf("message %s: no kafka key", msgName)
+			}
+			schema, avro := topics.Schema(ch.Address)
+			if ch.Address == topics.Retry || ch.Address == topics.Attempts {
+				avro = false // the retry topic holds any command value; attempt marks are text
+			}
+			ref := msg.Payload.Schema.Ref
+			switch {
+			case avro && ref != "./"+string(schema)+".avsc":
+				t.Errorf("channel %s: payload %q, want ./%s.avsc", name, ref, schema)
+			case avro && !strings.HasPrefix(msg.Payload.SchemaFormat, "application/vnd.apache.avro"):
+				t.Errorf("channel %s: schemaFormat %q", name, msg.Payload.SchemaFormat)
+			case !avro && ref != "":
+				t.Errorf("channel %s: payload %q, want no .avsc", name, ref)
+			}
+		}
+	}
+	sort.Strings(want)
+	sort.Strings(got)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("channels %v\nwant the topics %v", got, want)
+	}
+	for _, n := range schemas.All() {
+		if _, err := os.Stat(filepath.Join("../../schemas", string(n)+".avsc")); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestAsyncAPIOperationsReadCommitted: every channel has an operation, and
+// every operation names read_committed as the isolation of its readers.
+func TestAsyncAPIOperationsReadCommitted(t *testing.T) {
+	doc := readAsyncAPI(t)
+	covered := map[string]bool{}
+	for name, op := range doc.Operations {
+		if op.IsolationLevel != "read_committed" {
+			t.Errorf("operation %s: x-isolation-level %q", name, op.IsolationLevel)
+		}
+		if op.Action != "send" && op.Action != "receive" {
+			t.Errorf("operation %s: action %q", name, op.Action)
+		}
+		covered[strings.TrimPrefix(op.Channel.Ref, "#/channels/")] = true
+	}
+	for name := range doc.Channels {
+		if !covered[name] {
+			t.Errorf("channel %s has no operation", name)
+		}
+	}
+}
+
+// TestAsyncAPIHeadersAreTheCodes: the headers described are exactly those
+// the connector writes (the constants of pipeline, ingress and reconcile),
+// and the kit's constants are the same names.
+func TestAsyncAPIHeadersAreTheCodes(t *testing.T) {
+	written := []string{
+		pipeline.HeaderRecordTime, pipeline.HeaderKey, pipeline.HeaderKind, pipeline.HeaderSourceTopic,
+		pipeline.HeaderSourcePartition, pipeline.HeaderSourceOffset, pipeline.HeaderAttempts,
+		pipeline.HeaderNextAttempt, pipeline.HeaderFirstAttempt, pipeline.HeaderSent, pipeline.HeaderFirstSeen,
+		pipeline.HeaderDecodeFailures, pipeline.HeaderRedrive, pipeline.HeaderLane, pipeline.HeaderError,
+		pipeline.HeaderErrorField, pipeline.HeaderErrorCode, pipeline.HeaderDeadLetterValue,
+		pipeline.HeaderDeadLetterOriginalSize, pipeline.HeaderDeadLetterHeaders,
+		ingress.HeaderEventID, ingress.HeaderWebhookType,
+		reconcile.HeaderWarning, reconcile.HeaderConfirmDeadline, reconcile.HeaderAgeFrom,
+		// The session writer's own request header on the updates topic.
+		"paysession-republish",
+	}
+	doc := readAsyncAPI(t)
+	described := map[string]bool{}
+	for _, s := range doc.Components.Schemas {
+		for h := range s.Properties {
+			described[h] = true
+		}
+	}
+	for _, h := range written {
+		if !described[h] {
+			t.Errorf("header %s is written by the connector but not described", h)
+		}
+		delete(described, h)
+	}
+	for h := range described {
+		if strings.HasPrefix(h, "paysession-") {
+			t.Errorf("header %s is described but the connector writes no such header", h)
+		}
+	}
+	pairs := map[string]string{
+		kit.HeaderEventID: ingress.HeaderEventID, kit.HeaderWebhookType: ingress.HeaderWebhookType,
+		kit.HeaderWarning: reconcile.HeaderWarning, kit.HeaderConfirmDeadline: reconcile.HeaderConfirmDeadline,
+		kit.HeaderAgeFrom: reconcile.HeaderAgeFrom, kit.HeaderError: pipeline.HeaderError,
+		kit.HeaderErrorField: pipeline.HeaderErrorField, kit.HeaderErrorCode: pipeline.HeaderErrorCode,
+		kit.HeaderKind: pipeline.HeaderKind, kit.HeaderDeadLetterValue: pipeline.HeaderDeadLetterValue,
+		kit.HeaderDeadLetterOriginalSize: pipeline.HeaderDeadLetterOriginalSize,
+		kit.HeaderRecordTime: pipeline.HeaderRecordTime, kit.HeaderRedrive: pipeline.HeaderRedrive,
+		kit.WarningConfirmDeadline: reconcile.WarningConfirmDeadline, kit.WarningStale: reconcile.WarningStale,
+	}
+	for k, c := range pairs {
+		if k != c {
+			t.Errorf("kit says %q, the connector writes %q", k, c)
+		}
+	}
+}

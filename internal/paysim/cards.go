@@ -10,7 +10,8 @@ import (
 const (
 	CardSuccess         = "4111111111111111" // payment/payout succeeds
 	CardDeclined        = "4000000000000002" // operation canceled, payment_finished
-	Card3DS             = "4000000000003220" // payments: action_required with a redirect
+	Card3DS             = "4000000000003220" // payments: action_required with a GET redirect
+	Card3DSPost         = "4000000000003063" // payments: action_required with a POST redirect carrying PaReq, MD and TermUrl form parameters
 	CardHold            = "5555555555554444" // payments: ready_to_capture (delayed capture)
 	CardRequiresConfirm = "4000000000000259" // ready_to_confirm even without a project rule
 )
@@ -28,6 +29,7 @@ const (
 	behaveSucceed cardBehaviour = iota
 	behaveDecline
 	behave3DS
+	behave3DSPost
 	behaveHold
 	behaveConfirm
 )
@@ -38,6 +40,8 @@ func behaviourOf(pan string) cardBehaviour {
 		return behaveDecline
 	case Card3DS:
 		return behave3DS
+	case Card3DSPost:
+		return behave3DSPost
 	case CardHold:
 		return behaveHold
 	case CardRequiresConfirm:

@@ -118,6 +118,7 @@ type txnInfo struct{ RRN, AuthCode string }
 
 type recurrentToken struct {
 	Token      string
+	Project    string // the project whose payment issued it
 	PAN        string
 	CreatedAt  time.Time
 	FinishedAt time.Time

@@ -45,7 +45,7 @@ func (s *Server) addPayment(c *call, sess *session, in operationInput) {
 // advancePayment is the service's processing of a payment in progress.
 func (s *Server) advancePayment(sess *session, op *operation, now time.Time) {
 	switch behaviourOf(op.Instrument.PAN) {
-	case behave3DS:
+	case behave3DS, behave3DSPost:
 		if !op.Authed {
 			// action_required carries customer_interaction, amounts and transaction_info.
 			op.Stage, op.Status, op.Interaction = stageAction, statusPending, true
@@ -95,7 +95,7 @@ func (s *Server) succeed(sess *session, op *operation, now time.Time) {
 	}
 	// Sender-parameter countries allow one-time payments only: no token.
 	if !op.Payout && op.Instrument.CardType == "bank_card" && op.Recurrent == nil && !s.projects[sess.Project].RequireSender {
-		t := &recurrentToken{Token: "rt_" + s.dice.hex(32), PAN: op.Instrument.PAN, CreatedAt: now,
+		t := &recurrentToken{Token: "rt_" + s.dice.hex(32), Project: sess.Project, PAN: op.Instrument.PAN, CreatedAt: now,
 			FinishedAt: now.AddDate(3, 0, 0), Active: true}
 		s.recurrent[t.Token] = t
 		op.Recurrent = t
@@ -135,7 +135,7 @@ func (s *Server) capture(c *call) (map[string]any, error) {
 	take := op.Frozen
 	if amt != nil {
 		if amt.Currency != op.Amount.Currency {
-			return nil, invalid("amount_details.currency", "inclusion")
+			return nil, invalid("amount_details.currency", "currency")
 		}
 		if amt.Value > op.Frozen {
 			return nil, invalid("amount_details.amount", "exceeds_frozen")
@@ -158,9 +158,13 @@ func (s *Server) capture(c *call) (map[string]any, error) {
 }
 
 // serve3DS is the customer's 3-D Secure page (GET/POST
-// /sandbox/3ds?operation_id=pm_N&result=success|fail; no signature).
+// /sandbox/3ds?operation_id=pm_N&result=success|fail, or a POST form with
+// MD=pm_N as the POST redirect sends it; no signature).
 func (s *Server) serve3DS(w http.ResponseWriter, r *http.Request) {
 	opID := r.FormValue("operation_id")
+	if opID == "" {
+		opID = r.FormValue("MD")
+	}
 	ok := r.FormValue("result") != "fail"
 	if err := s.Complete3DS(opID, ok); err != nil {
 		writeError(w, err)

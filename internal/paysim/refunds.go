@@ -30,7 +30,7 @@ func refundAmount(f fields, op *operation) (int64, error) {
 		return left, nil
 	}
 	if amt.Currency != op.Amount.Currency {
-		return 0, invalid("amount_details.currency", "inclusion")
+		return 0, invalid("amount_details.currency", "currency")
 	}
 	if amt.Value > left {
 		return 0, invalid("amount_details.amount", "exceeds_paid")

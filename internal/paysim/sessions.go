@@ -111,6 +111,25 @@ func (in *operationInput) require(c *call, payment bool) error {
 	return nil
 }
 
+// requireSender applies the sender rule (first_name, last_name and ipv4)
+// to participant details already checked for shape.
+func requireSender(participants any) error {
+	p, ok := participants.(map[string]any)
+	if !ok {
+		return invalid("participant_details", "blank")
+	}
+	snd, _, err := fields{path: "participant_details", m: p}.object("sender", true)
+	if err != nil {
+		return err
+	}
+	for _, k := range []string{"first_name", "last_name", "ipv4"} {
+		if _, err := snd.str(k, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *Server) createSession(c *call) (map[string]any, error) {
 	var d sessionData
 	var err error
@@ -139,13 +158,20 @@ func (s *Server) start(c *call, payment bool) (map[string]any, error) {
 	if sess.Status == statusCanceled || sess.waiting() != nil {
 		return nil, invalid("session_id", "invalid_state")
 	}
-	in, err := c.parseInput(payment, payment && c.project.RequireSender)
+	// The sender may come "either earlier or in this request": it is
+	// required only once merged with what session/create stored.
+	in, err := c.parseInput(payment, false)
 	if err != nil {
 		return nil, err
 	}
 	in.merge(sess.Data, payment)
 	if err := in.require(c, payment); err != nil {
 		return nil, err
+	}
+	if payment && c.project.RequireSender {
+		if err := requireSender(in.participants); err != nil {
+			return nil, err
+		}
 	}
 	if payment {
 		s.addPayment(c, sess, in)

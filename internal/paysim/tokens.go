@@ -21,7 +21,7 @@ func (s *Server) disableRecurrent(c *call) (map[string]any, error) {
 		return nil, err
 	}
 	t := s.recurrent[tok]
-	if t == nil {
+	if t == nil || t.Project != c.project.ID { // only payouts use tokens across projects
 		return nil, recordNotFound()
 	}
 	t.Active, t.FinishedAt = false, disabledAt
@@ -48,9 +48,8 @@ func (s *Server) publicTokenCreate(c *call) (map[string]any, error) {
 			}
 		}
 	}
-	if widget == "" {
-		return nil, invalid("tokenize_widget", "blank")
-	}
+	// Every widget member is optional in the spec: a request with none gets
+	// a token for no particular widget (invented: the spec does not say).
 	t := &publicToken{Token: "pt_" + s.dice.hex(32), Project: c.project.ID, Widget: widget, SessionID: sessionID, CreatedAt: c.now}
 	s.public[t.Token] = t
 	return map[string]any{"public_token": t.Token}, nil
@@ -91,6 +90,7 @@ func (s *Server) tokenizeElements(c *call) (map[string]any, error) {
 		return nil, err
 	}
 	data := map[string]any{}
+	refs := map[string]bool{}
 	for i, v := range elems {
 		path := "card_elements." + itoa(i)
 		m, ok := v.(map[string]any)
@@ -102,6 +102,10 @@ func (s *Server) tokenizeElements(c *call) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if refs[ref] { // the spec's example of a rule: a non-unique value
+			return nil, invalid(f.sub("ref"), "non_unique")
+		}
+		refs[ref] = true
 		if typ, err := f.str("type", true); err != nil {
 			return nil, err
 		} else if typ != "card_number" {
@@ -146,7 +150,7 @@ func (s *Server) tokenInfo(c *call) (map[string]any, error) {
 	}
 	if typ == "recurrent_token" {
 		t := s.recurrent[tok]
-		if t == nil {
+		if t == nil || t.Project != c.project.ID {
 			return nil, recordNotFound()
 		}
 		return map[string]any{"info": renderRecurrent(t)}, nil

@@ -6,32 +6,43 @@ import (
 	"strings"
 )
 
-// Rule vocabulary of invalid_request descriptions ("<field path>.<rule>"):
+// Rule vocabulary of invalid_request descriptions ("<field path>.<rule>"),
+// exactly the rules the code emits (TestRuleVocabularyMatchesCode):
 //
 //	blank          required member missing, null, or an empty string
 //	type           wrong JSON type (object, array, string, integer, boolean)
-//	positive       amount not greater than zero
+//	positive       amount not greater than zero (also admin clock seconds)
 //	lowercase      currency code not lower case
 //	format         value has the wrong shape (currency: 3 letters, bic: 9 digits,
-//	               account: 20 digits, ipv4, email, URL, ISO 8601, security code)
+//	               account: 20 digits, ipv4, email, URL, ISO 8601, security code,
+//	               card number length, idempotency key with a byte outside
+//	               printable ASCII 0x21..0x7E)
 //	digits         value must consist of digits (phone, card number)
 //	luhn           card number fails the Luhn check
 //	two_digits     expiration_month (01..12) or expiration_year not two digits
 //	max_6_digits   sender.postal_code longer than 6 digits or not digits
-//	inclusion      value not among the allowed ones (type, system_type, bank_id)
+//	inclusion      value not among the allowed ones (type, system_type, bank_id,
+//	               Content-Type)
 //	mixed_version  a member name of the other API version (payment_method in v2,
 //	               payout_details in v1)
-//	length         idempotency key not 4..64 printable ASCII characters
-//	unknown        referenced token or card hash is not known
+//	length         idempotency key shorter than 4 or longer than 64 characters
+//	unknown        referenced token or card hash is not known (a recurring token
+//	               of another project, for a payment)
 //	inactive       recurring token disabled
+//	one_time_only  recurring token used for a payment in a project whose payments
+//	               carry sender parameters (one-time payments only)
+//	non_unique     a value that must be unique is repeated (card_elements[].ref)
 //	expired        public token past its 24 hours
 //	used           public token already used for its one operation
 //	invalid_state  the session is not in a state that allows the method
 //	exceeds_frozen capture above the frozen amount
 //	exceeds_paid   refund above what was paid and not yet refunded
-//	currency       amount currency differs from the operation's
+//	currency       amount currency differs from the operation's (capture, refund)
 //	present        member must be blank (metadata.merchant for submerchants)
 //	invalid_json   body is not a JSON object
+//	unreadable     body could not be read
+//	too_large      body larger than the sandbox accepts
+//	invalid        admin fault knobs out of range
 
 // fields is one JSON object being validated, with its path.
 type fields struct {

@@ -51,7 +51,7 @@ func (c *call) parseCard(o fields, payment bool) (*instrument, error) {
 	case "bank_card":
 		err = parseBankCard(sub, in, payment)
 	case "tokenized_card":
-		err = c.resolveToken(sub, in)
+		err = c.resolveToken(sub, in, payment)
 	default:
 		err = c.resolveHash(sub, in)
 	}
@@ -74,17 +74,27 @@ func parseBankCard(b fields, in *instrument, payment bool) error {
 		return invalid(b.sub("number"), "luhn")
 	}
 	in.PAN = num
-	if in.ExpMonth, err = b.match("expiration_month", true, reMonth, "two_digits"); err != nil {
+	// A payout to a card needs the number only ("bank_card (with card
+	// number)"); a payment needs the expiry. A payout that gives one part of
+	// the expiry must give both.
+	_, hasMonth := b.m["expiration_month"]
+	_, hasYear := b.m["expiration_year"]
+	needExpiry := payment || hasMonth || hasYear
+	if in.ExpMonth, err = b.match("expiration_month", needExpiry, reMonth, "two_digits"); err != nil {
 		return err
 	}
-	if in.ExpYear, err = b.match("expiration_year", true, reTwoDigits, "two_digits"); err != nil {
+	if in.ExpYear, err = b.match("expiration_year", needExpiry, reTwoDigits, "two_digits"); err != nil {
 		return err
 	}
 	_, err = b.match("security_code", payment, reCVC, "format")
 	return err
 }
 
-func (c *call) resolveToken(t fields, in *instrument) error {
+// resolveToken finds the card of a token. A recurring token pays out from
+// any project (the spec: tokens work for payouts regardless of the project
+// in which they were obtained), but pays only in the project that issued
+// it, and never where sender parameters make payments one-time only.
+func (c *call) resolveToken(t fields, in *instrument, payment bool) error {
 	tok, err := t.str("token", true)
 	if err != nil {
 		return err
@@ -95,7 +105,12 @@ func (c *call) resolveToken(t fields, in *instrument) error {
 		return nil
 	}
 	if rt, ok := c.s.recurrent[tok]; ok {
-		if !rt.Active {
+		switch {
+		case payment && rt.Project != c.project.ID:
+			return invalid(t.sub("token"), "unknown")
+		case payment && c.project.RequireSender:
+			return invalid(t.sub("token"), "one_time_only")
+		case !rt.Active:
 			return invalid(t.sub("token"), "inactive")
 		}
 		in.PAN = rt.PAN

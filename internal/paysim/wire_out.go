@@ -1,6 +1,7 @@
 package paysim
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/url"
 	"strings"
@@ -202,7 +203,7 @@ func renderOperation(o *operation, version int, masked bool, baseURL string) wir
 		w.TransactionInfo = &wireTxn{RRN: o.Txn.RRN, AuthCode: o.Txn.AuthCode}
 	}
 	if o.Interaction {
-		w.CustomerInteraction = redirectFor(o.ID, baseURL)
+		w.CustomerInteraction = redirectFor(o, baseURL)
 	}
 	for _, r := range o.Refunds {
 		wr := wireRefund{ID: r.ID, Status: r.Status, CreatedAt: formatTime(r.CreatedAt), IsChargeback: r.Chargeback,
@@ -226,14 +227,29 @@ func renderRecurrent(t *recurrentToken) *wireRecurrent {
 		IsActive: t.Active, Type: "recurrent_token"}
 }
 
-// redirectFor is the 3-D Secure page of the sandbox for operation id.
-func redirectFor(opID, baseURL string) *wireInteraction {
+// redirectFor is the sandbox's 3-D Secure page for operation o: a GET with
+// the operation in the query, or, for Card3DSPost, a POST of the form
+// parameters an issuer's access control server takes (PaReq, MD, TermUrl;
+// MD names the operation).
+func redirectFor(o *operation, baseURL string) *wireInteraction {
 	base := baseURL + "/sandbox/3ds"
-	qs := map[string]string{"operation_id": opID}
+	if behaviourOf(o.Instrument.PAN) == behave3DSPost {
+		return &wireInteraction{Type: "redirect", Redirect: wireRedirect{
+			URL: base, BaseURL: base, Method: "POST", QS: map[string]string{},
+			Params: map[string]string{"PaReq": paReq(o.ID), "MD": o.ID, "TermUrl": base},
+		}}
+	}
+	qs := map[string]string{"operation_id": o.ID}
 	return &wireInteraction{Type: "redirect", Redirect: wireRedirect{
-		URL: base + "?operation_id=" + url.QueryEscape(opID), BaseURL: base, Method: "GET",
+		URL: base + "?operation_id=" + url.QueryEscape(o.ID), BaseURL: base, Method: "GET",
 		QS: qs, Params: map[string]string{},
 	}}
+}
+
+// paReq is the sandbox's stand-in for an issuer's payer authentication
+// request: opaque Base64 that names the operation and no card data.
+func paReq(opID string) string {
+	return base64.StdEncoding.EncodeToString([]byte("paysim-pareq:" + opID))
 }
 
 func renderInstrument(in *instrument, masked bool) *wireInstrument {

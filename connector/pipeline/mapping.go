@@ -22,14 +22,40 @@ var endpoints = map[codec.CommandKind]string{
 	codec.KindStatusRefresh: "session/status", codec.KindBankPayPush: "bankpay/push",
 }
 
-// toCommand maps a decoded command to the call that executes it.
+// toCommand maps a decoded command to the call that executes it, under the
+// project and submerchant the command names.
 func toCommand(c codec.Command) (*command, error) {
 	call, err := callFor(c)
 	if err != nil {
 		return nil, err
 	}
-	return &command{Kind: string(c.Kind()), Endpoint: endpoints[c.Kind()], SessionID: c.SessionRef(), call: call,
-		answersSession: !answersNoSession[c.Kind()]}, nil
+	return &command{Kind: string(c.Kind()), Endpoint: endpoints[c.Kind()], SessionID: c.SessionRef(),
+		call: routed(call, c.Route()), answersSession: !answersNoSession[c.Kind()]}, nil
+}
+
+// routeOptions are the call options of a command's project and submerchant
+// (none for the configured defaults). A project the client has no key for
+// fails the call before anything is sent (payapi.CodeUnknownProject).
+func routeOptions(r codec.Route) []payapi.CallOption {
+	var o []payapi.CallOption
+	if r.Project != "" {
+		o = append(o, payapi.WithProject(r.Project))
+	}
+	if r.Submerchant != "" {
+		o = append(o, payapi.WithSubmerchant(r.Submerchant))
+	}
+	return o
+}
+
+// routed adds the route's options to every call of a command.
+func routed(call callFunc, r codec.Route) callFunc {
+	ro := routeOptions(r)
+	if len(ro) == 0 {
+		return call
+	}
+	return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {
+		return call(ctx, a, append(o[:len(o):len(o)], ro...)...)
+	}
 }
 
 // answersNoSession are the kinds whose API answer never holds a session.
@@ -105,10 +131,10 @@ func sessionCallFor(c codec.Command) (callFunc, error) {
 	case *codec.StatusRefresh:
 		// Read-only: sent without the key (the service refuses keys on
 		// read-only methods with idempotency_key_not_supported; a replay is
-		// harmless).
-		id := c.SessionID
+		// harmless), under the command's project.
+		id, ro := c.SessionID, routeOptions(c.Route())
 		return func(ctx context.Context, a API, _ ...payapi.CallOption) (*payapi.Session, error) {
-			return a.Status(ctx, id)
+			return a.Status(ctx, id, ro...)
 		}, nil
 	case *codec.FPSVerification:
 		req := payapi.FPSVerificationRequest{Phone: c.Phone, BankID: c.BankID, Recipient: recipient(&c.Recipient)}
@@ -160,6 +186,7 @@ func instrument(in *codec.Instrument) *payapi.Instrument {
 	if c := in.Card; c != nil {
 		out.Card = &payapi.Card{Type: c.Type}
 		if b := c.BankCard; b != nil {
+			// An empty expiry (a payout card given by number) is left out of the request.
 			out.Card.BankCard = &payapi.BankCard{Number: b.Number, ExpirationMonth: b.ExpirationMonth, ExpirationYear: b.ExpirationYear}
 			if b.SecurityCode != nil {
 				out.Card.BankCard.SecurityCode = *b.SecurityCode

@@ -2,12 +2,18 @@ package pipeline
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
 	"github.com/paysession/paysession/internal/sensitive"
+	"github.com/paysession/paysession/internal/signing"
 )
 
 func TestMapping(t *testing.T) {
@@ -86,5 +92,71 @@ func TestMappingCoversEveryKind(t *testing.T) {
 		if _, err := callFor(k.New()); err != nil {
 			t.Errorf("%s: %v", k, err)
 		}
+	}
+}
+
+// TestMappingRoutesEachCommand checks on the wire that a command's project
+// and submerchant reach the request headers (status refresh included, which
+// drops the idempotency key), that a command naming neither keeps the
+// client's defaults, and that an unknown project fails unsent.
+func TestMappingRoutesEachCommand(t *testing.T) {
+	type seen struct{ project, submerchant, key string }
+	var mu sync.Mutex
+	var got []seen
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, seen{r.Header.Get(payapi.HeaderProject), r.Header.Get(payapi.HeaderSubmerchant), r.Header.Get(payapi.HeaderIdempotency)})
+		mu.Unlock()
+		_, _ = io.WriteString(w, `{"status":"ok","session":{"id":"ps_1","status":"in_progress","created_at":"2026-11-23T10:00:00.000000Z","updated_at":"2026-11-23T10:00:00.000000Z"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	k, err := signing.GenerateKey(2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer := signing.NewRSASigner(k, signing.PKCS1v15)
+	client, err := payapi.New(payapi.Config{BaseURL: srv.URL, Project: "main", Submerchant: "default-payer", Signer: signer,
+		Projects: []payapi.Project{{ID: "shop-2", Signer: signer}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, payer := "shop-2", "payer-9"
+	tests := []struct {
+		name string
+		cmd  codec.Command
+		want seen
+	}{
+		{"defaults", &codec.Capture{SessionID: "ps_1"}, seen{"main", "default-payer", "key-0001"}},
+		{"project and submerchant", &codec.Capture{SessionID: "ps_1", Project: &p2, Submerchant: &payer}, seen{"shop-2", "payer-9", "key-0001"}},
+		{"status refresh under its project, without the key", &codec.StatusRefresh{SessionID: "ps_1", Project: &p2}, seen{"shop-2", "default-payer", ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd, err := toCommand(tt.cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			got = nil
+			mu.Unlock()
+			if _, err := cmd.call(context.Background(), client, payapi.WithIdempotencyKey("key-0001")); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(got) != 1 || got[0] != tt.want {
+				t.Fatalf("requests %+v, want one %+v", got, tt.want)
+			}
+		})
+	}
+	unknown := "shop-3"
+	cmd, err := toCommand(&codec.Confirm{SessionID: "ps_1", Project: &unknown})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cmd.call(context.Background(), client, payapi.WithIdempotencyKey("key-0002"))
+	var ae *payapi.Error
+	if !errors.As(err, &ae) || ae.Code != payapi.CodeUnknownProject || ae.Sent {
+		t.Fatalf("unknown project: %v", err)
 	}
 }

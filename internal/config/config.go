@@ -35,6 +35,7 @@ type API struct {
 	Project           string        `env:"PROJECT" desc:"partner project id sent as X-PARTNER-PROJECT (required)"`
 	Submerchant       string        `env:"SUBMERCHANT" desc:"optional X-PARTNER-SUBMERCHANT"`
 	PrivateKeyFile    string        `env:"PRIVATE_KEY_FILE" desc:"path of the PEM RSA private key that signs requests (required)"`
+	ExtraProjects     []string      `env:"EXTRA_PROJECTS" desc:"comma-separated further partner projects as id=path of the PEM RSA private key that signs that project's requests; a command names one in its project field (none: API_PROJECT), a command naming an unknown project is invalid"`
 	SignaturePadding  string        `env:"SIGNATURE_PADDING, default=pkcs1v15" desc:"RSA signature padding, pkcs1v15 or pss"`
 	ServicePublicKeys []string      `env:"SERVICE_PUBLIC_KEY_FILES" desc:"comma-separated PEM files of the service's public keys; a webhook verifying under any of them is accepted (rotation); required when the webhook is enabled"`
 	RequestTimeout    time.Duration `env:"REQUEST_TIMEOUT, default=15s" desc:"timeout of one HTTP request"`

@@ -145,6 +145,7 @@ func (c *Config) validateAPI(p *problems) {
 	if p.required("API_PRIVATE_KEY_FILE", a.PrivateKeyFile) {
 		p.file("API_PRIVATE_KEY_FILE", a.PrivateKeyFile)
 	}
+	c.validateExtraProjects(p)
 	if _, err := signing.ParsePadding(a.SignaturePadding); err != nil {
 		p.add("API_SIGNATURE_PADDING", "must be pkcs1v15 or pss, got %q", a.SignaturePadding)
 	}

@@ -1,0 +1,56 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/paysession/paysession/internal/signing"
+)
+
+// TestExtraProjects covers PAYSESSION_API_EXTRA_PROJECTS: each id=path entry
+// loads its own key; malformed, repeated and unreadable entries are named.
+func TestExtraProjects(t *testing.T) {
+	dir := t.TempDir()
+	k, err := signing.GenerateKey(2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pem := filepath.Join(dir, "shop2.pem")
+	data, err := signing.EncodePrivateKeyPEM(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pem, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := minimal(t)
+	env["PAYSESSION_API_EXTRA_PROJECTS"] = "shop2=" + pem
+	cfg, err := load(t, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := cfg.ExtraProjects()
+	if err != nil || len(ps) != 1 || ps[0].ID != "shop2" {
+		t.Fatalf("ExtraProjects() = %+v, %v", ps, err)
+	}
+	sig, err := ps[0].Signer.Sign([]byte("{}"))
+	if err != nil || signing.NewRSAVerifier(signing.PKCS1v15, &k.PublicKey).Verify([]byte("{}"), sig) != nil {
+		t.Fatalf("shop2 does not sign with its own key: %v", err)
+	}
+
+	env["PAYSESSION_API_EXTRA_PROJECTS"] = "nopath, shop2=" + pem + ",shop2=" + pem + "," + env["PAYSESSION_API_PROJECT"] + "=" + pem + ",shop 3=" + pem + ",shop4=" + filepath.Join(dir, "missing.pem")
+	_, err = load(t, env)
+	for _, want := range []string{
+		`PAYSESSION_API_EXTRA_PROJECTS: entry "nopath" must be id=path`,
+		"PAYSESSION_API_EXTRA_PROJECTS: project shop2 is named twice",
+		"PAYSESSION_API_EXTRA_PROJECTS: project " + env["PAYSESSION_API_PROJECT"] + " is named twice",
+		`PAYSESSION_API_EXTRA_PROJECTS: project id "shop 3" must be printable ASCII`,
+		"PAYSESSION_API_EXTRA_PROJECTS: cannot read " + filepath.Join(dir, "missing.pem"),
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v\nlacks %q", err, want)
+		}
+	}
+}

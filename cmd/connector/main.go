@@ -6,6 +6,8 @@
 //	connector demo      the whole system in one process, printing outcome events
 //	connector config    print the effective configuration, secrets redacted
 //	connector redrive   re-publish dead-letter records to their source topics
+//	connector produce   write JSON commands from stdin to a command topic
+//	connector tail      print an outcome or dead-letter topic as JSON lines
 package main
 
 import (

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
@@ -29,11 +30,20 @@ Commands:
   demo      run Kafka (in-process), the sandbox and the connector with a sample story
   config    print the effective configuration with secrets redacted
   redrive   re-publish dead-letter records to their source topics (after a fix)
+  produce   write JSON commands from stdin (one per line) to a kind's command topic
+            in the configured wire format: connector produce [-key K] <kind>
+  tail      print the committed records of an outcome or dead-letter topic as
+            decoded JSON lines: connector tail [-n N] <topic>
 
 Run 'connector <command> -h' for a command's flags. README.md lists every variable.
 `
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	return runWithInput(ctx, args, getenv, os.Stdin, stdout, stderr)
+}
+
+// runWithInput is run with the standard input of produce.
+func runWithInput(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -51,6 +61,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return printConfig(ctx, env, stdout, stderr)
 	case "redrive":
 		return runRedrive(ctx, args[1:], env, stdout, stderr)
+	case "produce":
+		return runProduce(ctx, args[1:], env, stdin, stdout, stderr)
+	case "tail":
+		return runTail(ctx, args[1:], env, stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

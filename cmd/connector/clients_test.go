@@ -156,4 +156,3 @@ func readN(t *testing.T, cl *kgo.Client, topic string, n int) []*kgo.Record {
 	}
 	return got
 }
-

@@ -201,7 +201,7 @@ func TestAsyncAPIHeadersAreTheCodes(t *testing.T) {
 		kit.HeaderErrorField: pipeline.HeaderErrorField, kit.HeaderErrorCode: pipeline.HeaderErrorCode,
 		kit.HeaderKind: pipeline.HeaderKind, kit.HeaderDeadLetterValue: pipeline.HeaderDeadLetterValue,
 		kit.HeaderDeadLetterOriginalSize: pipeline.HeaderDeadLetterOriginalSize,
-		kit.HeaderRecordTime: pipeline.HeaderRecordTime, kit.HeaderRedrive: pipeline.HeaderRedrive,
+		kit.HeaderRecordTime:             pipeline.HeaderRecordTime, kit.HeaderRedrive: pipeline.HeaderRedrive,
 		kit.WarningConfirmDeadline: reconcile.WarningConfirmDeadline, kit.WarningStale: reconcile.WarningStale,
 	}
 	for k, c := range pairs {

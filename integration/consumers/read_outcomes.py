@@ -6,8 +6,9 @@ the connector's own code. Each record value is decoded by its first byte:
 
   0x00       Confluent wire format: the writer schema is fetched from the schema registry
              (GET <registry>/schemas/ids/<id>) and resolved against the reader .avsc;
-  0xC3 0x01  Avro single-object encoding: the CRC-64-AVRO fingerprint (little-endian) must be
-             that of one of the reader .avsc files.
+  0xC3 0x01  Avro single-object encoding: the CRC-64-AVRO fingerprint (little-endian) names the
+             writer schema: one of the reader .avsc files, or a released version of one under
+             <schemas>/history/<name>/v<N>.avsc (older records), resolved against the reader.
 
 Prints one JSON line per record: {"topic","partition","offset","key","format","schema","value"}
 and exits 0 once --count records are read (1 on timeout or any decoding error).
@@ -33,21 +34,35 @@ from fastavro.schema import fingerprint, to_parsing_canonical_form
 
 
 def load_readers(schema_dir):
-    """Map CRC-64-AVRO fingerprint (SOE header byte order) and full name to parsed reader schemas."""
+    """Map CRC-64-AVRO fingerprint (SOE header byte order) to (name, writer, reader) and full
+    name to (name, reader). Writers are the current .avsc files and every released version under
+    history/<name>/, so records written before a schema evolved still decode (into the current
+    reader, new fields taking their defaults)."""
     by_fp, by_name = {}, {}
     for fn in sorted(os.listdir(schema_dir)):
         if not fn.endswith(".avsc"):
             continue
+        name = fn[:-5]
         with open(os.path.join(schema_dir, fn)) as f:
             raw = json.load(f)
-        parsed = fastavro.parse_schema(raw, named_schemas={})
+        reader = fastavro.parse_schema(raw, named_schemas={})
+        by_name[raw["namespace"] + "." + raw["name"]] = (name, reader)
+        hist = os.path.join(schema_dir, "history", name)
+        versions = sorted(os.listdir(hist)) if os.path.isdir(hist) else []
+        for vfn in versions:
+            if not vfn.endswith(".avsc"):
+                continue
+            with open(os.path.join(hist, vfn)) as f:
+                old = json.load(f)
+            by_fp[soe_fingerprint(old)] = (name, fastavro.parse_schema(old, named_schemas={}), reader)
         # fastavro's hex digest is the fingerprint's bytes in the order of the single-object header
         # (little-endian), as Java's SchemaNormalization.parsingFingerprint returns them.
-        fp = bytes.fromhex(fingerprint(to_parsing_canonical_form(raw), "CRC-64-AVRO"))
-        entry = (fn[:-5], parsed)
-        by_fp[fp] = entry
-        by_name[raw["namespace"] + "." + raw["name"]] = entry
+        by_fp[soe_fingerprint(raw)] = (name, reader, reader)
     return by_fp, by_name
+
+
+def soe_fingerprint(raw):
+    return bytes.fromhex(fingerprint(to_parsing_canonical_form(raw), "CRC-64-AVRO"))
 
 
 class Registry:
@@ -89,8 +104,8 @@ def decode(value, readers_fp, readers_name, registry):
         entry = readers_fp.get(value[2:10])
         if entry is None:
             raise ValueError("unknown single-object fingerprint " + value[2:10].hex())
-        name, reader = entry
-        return "single-object", name, fastavro.schemaless_reader(io.BytesIO(value[10:]), reader, reader)
+        name, writer, reader = entry
+        return "single-object", name, fastavro.schemaless_reader(io.BytesIO(value[10:]), writer, reader)
     raise ValueError("unknown value format, first byte %r" % value[:1])
 
 

@@ -20,7 +20,7 @@ func issue15Session() codec.Session {
 			Redirect: &codec.Redirect{URL: ptr("https://acs.example/pareq"), BaseURL: ptr("https://acs.example/pareq"), Method: ptr("POST"),
 				QS: map[string]string{}, Params: map[string]string{"PaReq": "cGFyZXE=", "MD": "pm_15"}},
 			RecurringToken: &codec.RecurringToken{Token: "rt_15", IsActive: true, CreatedAt: &at},
-			Refunds: []codec.OperationRefund{{ID: "rf_15", Status: "accepted", RRN: ptr("000123456789"), AuthCode: ptr("A1B2C3")}},
+			Refunds:        []codec.OperationRefund{{ID: "rf_15", Status: "accepted", RRN: ptr("000123456789"), AuthCode: ptr("A1B2C3")}},
 		}}}
 }
 

@@ -31,7 +31,7 @@ func twoProjects(t *testing.T, version int) *env {
 	hookSrv := httptest.NewServer(h)
 	t.Cleanup(hookSrv.Close)
 	sim, err := paysim.New(paysim.Config{Clock: paysim.NewFakeClock(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)),
-		Projects: []paysim.Project{paysim.DevProject("shop", &pk.PublicKey, hookSrv.URL), paysim.DevProject("shop2", &other.PublicKey, hookSrv.URL)},
+		Projects:   []paysim.Project{paysim.DevProject("shop", &pk.PublicKey, hookSrv.URL), paysim.DevProject("shop2", &other.PublicKey, hookSrv.URL)},
 		ServiceKey: sk, ProcessingDelay: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -177,7 +177,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, c *call, rt rou
 		entry = e
 	}
 	c.sessionID, _ = c.body.m["session_id"].(string)
-	ex := s.execs.begin(c.method, c.version, c.project.ID, c.sessionID, c.key)
+	ex := s.execs.begin(c.method, c.version, c.project.ID, c.sub, c.sessionID, c.key)
 	if lat := faults.latency(s.dice); lat > 0 {
 		sleep(r.Context(), lat)
 	}

@@ -71,6 +71,7 @@ type Execution struct {
 	Method         string    `json:"method"`
 	Version        int       `json:"version"`
 	Project        string    `json:"project"`
+	Submerchant    string    `json:"submerchant,omitempty"` // X-PARTNER-SUBMERCHANT of the call
 	SessionID      string    `json:"session_id,omitempty"`
 	IdempotencyKey string    `json:"idempotency_key,omitempty"`
 	Started        time.Time `json:"started"`
@@ -102,11 +103,11 @@ func (l *execLog) reset() {
 	l.mu.Unlock()
 }
 
-func (l *execLog) begin(method string, version int, project, sessionID, key string) *Execution {
+func (l *execLog) begin(method string, version int, project, submerchant, sessionID, key string) *Execution {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.seq++
-	e := &Execution{Seq: l.seq, Method: method, Version: version, Project: project, SessionID: sessionID,
+	e := &Execution{Seq: l.seq, Method: method, Version: version, Project: project, Submerchant: submerchant, SessionID: sessionID,
 		IdempotencyKey: key, Started: time.Now()}
 	l.all++
 	l.peakAll = max(l.peakAll, l.all)

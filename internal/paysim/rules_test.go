@@ -241,3 +241,19 @@ func TestThreeDSecurePostRedirect(t *testing.T) {
 		t.Fatalf("after the form: %v", st)
 	}
 }
+
+// TestExecutionsRecordSubmerchant: the execution log names the payer a call
+// was made for, so tests can prove the header reached the service.
+func TestExecutionsRecordSubmerchant(t *testing.T) {
+	e := newEnv(t, nil)
+	body := paymentBody(CardSuccess, 100)
+	body["metadata"] = map[string]any{"merchant": "", "submerchant": "https://shop.example"}
+	r := e.callWith("v1", "session/init/payment", body, map[string]string{HeaderSubmerchant: "legal-entity-7"})
+	if r.code() != "ok" {
+		t.Fatal(r.code())
+	}
+	ex, _ := e.srv.Executions(r.session()["id"].(string))
+	if len(ex) != 1 || ex[0].Submerchant != "legal-entity-7" || ex[0].Project != "dev" {
+		t.Fatalf("executions %+v", ex)
+	}
+}

@@ -198,7 +198,6 @@ func paymentCommand(pan string, amount int, extra string) string {
 		`,"currency":"rub","customer":{"reference":"cust-15"}` + extra + `}`
 }
 
-
 // opOf returns the one operation of a session state.
 func opOf(t *testing.T, s *codec.Session) codec.Operation {
 	t.Helper()

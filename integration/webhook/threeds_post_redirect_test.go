@@ -21,7 +21,9 @@ func TestThreeDSecurePostRedirectReachesOutcomes(t *testing.T) {
 	post := func(op codec.Operation) bool {
 		return op.Redirect != nil && op.Redirect.Method != nil && *op.Redirect.Method == "POST"
 	}
-	st := r.state(t, id, "a POST redirect", func(s *codec.SessionState) bool { return len(s.Session.Operations) == 1 && post(s.Session.Operations[0]) })
+	st := r.state(t, id, "a POST redirect", func(s *codec.SessionState) bool {
+		return len(s.Session.Operations) == 1 && post(s.Session.Operations[0])
+	})
 	ev := r.event(t, id, "action_required with a POST redirect", func(e *codec.WebhookEvent) bool {
 		return e.Type == "action_required" && len(e.Session.Operations) == 1 && post(e.Session.Operations[0])
 	})

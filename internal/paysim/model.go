@@ -119,6 +119,7 @@ type txnInfo struct{ RRN, AuthCode string }
 type recurrentToken struct {
 	Token      string
 	Project    string // the project whose payment issued it
+	SessionID  string // the session of that payment
 	PAN        string
 	CreatedAt  time.Time
 	FinishedAt time.Time

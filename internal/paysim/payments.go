@@ -95,7 +95,7 @@ func (s *Server) succeed(sess *session, op *operation, now time.Time) {
 	}
 	// Sender-parameter countries allow one-time payments only: no token.
 	if !op.Payout && op.Instrument.CardType == "bank_card" && op.Recurrent == nil && !s.projects[sess.Project].RequireSender {
-		t := &recurrentToken{Token: "rt_" + s.dice.hex(32), Project: sess.Project, PAN: op.Instrument.PAN, CreatedAt: now,
+		t := &recurrentToken{Token: "rt_" + s.dice.hex(32), Project: sess.Project, SessionID: sess.ID, PAN: op.Instrument.PAN, CreatedAt: now,
 			FinishedAt: now.AddDate(3, 0, 0), Active: true}
 		s.recurrent[t.Token] = t
 		op.Recurrent = t

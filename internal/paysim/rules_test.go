@@ -257,3 +257,24 @@ func TestExecutionsRecordSubmerchant(t *testing.T) {
 		t.Fatalf("executions %+v", ex)
 	}
 }
+
+// TestDisabledTokenShowsInItsPayment: after recurrent/disable the payment
+// that issued the token shows it inactive, and its session's updated_at
+// moves (the session changed), so a status poll carries the new state.
+func TestDisabledTokenShowsInItsPayment(t *testing.T) {
+	e := newEnv(t, nil)
+	tok := e.paidToken("dev")
+	e.srv.mu.Lock()
+	id := e.srv.recurrent[tok].SessionID
+	e.srv.mu.Unlock()
+	before := e.status(id)["updated_at"]
+	e.srv.Advance(time.Minute)
+	if got := e.call("v1", "recurrent/disable", map[string]any{"recurrent": map[string]any{"token": tok}}, "").code(); got != "ok" {
+		t.Fatal(got)
+	}
+	after := e.status(id)
+	rec := op(after)["recurrent"].(map[string]any)
+	if rec["is_active"] != false || after["updated_at"] == before {
+		t.Fatalf("after disable: recurrent %v, updated_at %v (before %v)", rec, after["updated_at"], before)
+	}
+}

@@ -25,6 +25,11 @@ func (s *Server) disableRecurrent(c *call) (map[string]any, error) {
 		return nil, recordNotFound()
 	}
 	t.Active, t.FinishedAt = false, disabledAt
+	// The payment that issued the token shows it disabled: its session
+	// changed (invented: the spec does not say where a payment's token shows).
+	if sess := s.sessions[t.SessionID]; sess != nil {
+		sess.UpdatedAt = c.now
+	}
 	return map[string]any{"recurrent": renderRecurrent(t)}, nil
 }
 

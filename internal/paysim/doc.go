@@ -15,14 +15,17 @@
 //
 // Test cards (outcomes never depend on amounts or faults): 4111111111111111
 // succeeds; 4000000000000002 is declined (operation canceled);
-// 4000000000003220 needs 3-D Secure (payments); 5555555555554444 holds
+// 4000000000003220 needs 3-D Secure with a GET redirect, 4000000000003063
+// with a POST redirect carrying PaReq, MD and TermUrl (payments);
+// 5555555555554444 holds
 // (payments, ready_to_capture); 4000000000000259 waits for session/confirm.
 // FPS phones: 79000000000 found, 79999999999 not found. Payouts wait for
 // confirmation when the project has no auto-confirm or the amount is at
 // least its ConfirmAbove.
 //
 // Choices where the spec says "not shown" are documented where they are
-// made: HTTP statuses (auth.go, errors.go), the rule vocabulary of
+// made, and listed in the README's sandbox section: HTTP statuses (auth.go,
+// errors.go), the rule vocabulary of
 // invalid_request descriptions (validate.go), methods without idempotency
 // keys (api.go), the webhook schedule (webhooks.go), admin endpoints
 // (admin.go), memory bounds (retention.go).

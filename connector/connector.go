@@ -19,7 +19,7 @@ import (
 	"github.com/paysession/paysession/connector/pipeline"
 	"github.com/paysession/paysession/connector/publish"
 	"github.com/paysession/paysession/connector/reconcile"
-	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/connector/sessionwriter"
 	"github.com/paysession/paysession/connector/topics"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/config"
@@ -59,6 +59,7 @@ type Connector struct {
 	recon    *reconcile.Reconciler
 	pubs     *publish.Publishers
 	pipe     *pipeline.Pipeline
+	writer   *sessionwriter.Writer
 	// Registry holds every metric the connector exports at /metrics.
 	Registry *prometheus.Registry
 }
@@ -86,11 +87,6 @@ func New(ctx context.Context, o Options) (*Connector, error) {
 	if err != nil {
 		return nil, err
 	}
-	tracker, err := sessionstate.NewTracker(sessionstate.TrackerConfig{})
-	if err != nil {
-		return nil, err
-	}
-	holds := sessionstate.NewHolds()
 	// kprom registers its collectors per client and unregisters them when
 	// it closes: the producer's as paysession_kafka_* (a fresh set per
 	// rebuild, producer.go), the pipeline's (rebuilt after an unknown
@@ -104,7 +100,7 @@ func New(ctx context.Context, o Options) (*Connector, error) {
 		return nil, fmt.Errorf("kafka producer: %w", err)
 	}
 	c := &Connector{log: o.Logger, grace: cfg.ShutdownGrace, producer: producer, Registry: reg}
-	if err := c.build(cfg, o, kafkaOpts, limits, api, enc, dec, tracker, holds); err != nil {
+	if err := c.build(cfg, o, kafkaOpts, limits, api, enc, dec); err != nil {
 		producer.Close()
 		return nil, err
 	}
@@ -112,7 +108,7 @@ func New(ctx context.Context, o Options) (*Connector, error) {
 }
 
 func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, limits topics.Report, api *payapi.Client,
-	enc *codec.Encoder, dec *codec.Decoder, tracker *sessionstate.Tracker, holds *sessionstate.Holds) error {
+	enc *codec.Encoder, dec *codec.Decoder) error {
 	var err error
 	instance := o.InstanceID
 	if instance == "" {
@@ -125,7 +121,6 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, li
 		},
 		Kafka: groupOpts, GroupID: cfg.Kafka.GroupID, TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance,
 		Topics: pipelineTopics(cfg.Topics), Limits: limits, API: api, Decoder: dec, Encoder: enc,
-		Tracker:    &sessionstate.TxnAdmitter{Tracker: tracker, Holds: holds},
 		APIVersion: cfg.API.Version, Concurrency: cfg.Pipeline.MaxInFlight, BatchDeadline: cfg.Pipeline.BatchDeadline,
 		TransactionTimeout: cfg.Pipeline.TransactionTimeout, ShutdownGrace: cfg.ShutdownGrace / 2,
 		KeyLifetimeMargin: cfg.Pipeline.KeyLifetimeMargin, RateLimit: cfg.API.RateLimit,
@@ -136,15 +131,29 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, li
 	if err != nil {
 		return err
 	}
-	if err := c.buildWebhook(cfg, o, enc, tracker, holds); err != nil {
+	c.writer, err = sessionwriter.New(sessionwriter.Config{
+		Kafka: groupOpts, GroupID: cfg.Kafka.GroupID + "-sessions",
+		TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance + "-sessions",
+		ClientHooks: func() []kgo.Hook {
+			return []kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("session_writer"), kprom.Registerer(c.Registry))}
+		},
+		TransactionTimeout: cfg.Pipeline.TransactionTimeout, BatchMaxBytes: limits.BatchMaxBytes,
+		UpdatesTopic: cfg.Topics.SessionUpdates, SessionsTopic: cfg.Topics.Sessions, EventsTopic: cfg.Topics.WebhookEvents,
+		EventWindow: cfg.Webhook.DedupTTL, Decoder: dec, Encoder: enc,
+		Logger: c.log.With("part", "session-writer"), Registerer: c.Registry,
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.buildWebhook(cfg, o, enc); err != nil {
 		return err
 	}
 	if cfg.Reconciler.Interval > 0 {
 		c.recon, err = reconcile.New(reconcile.Config{
 			Brokers: cfg.Kafka.Brokers, KafkaOpts: groupOpts, Group: cfg.Kafka.GroupID + "-reconciler",
-			SessionsTopic: cfg.Topics.Sessions, Producer: c.producer, Encoder: enc, API: api,
+			SessionsTopic: cfg.Topics.Sessions, UpdatesTopic: cfg.Topics.SessionUpdates, Producer: c.producer, Encoder: enc, API: api,
 			Decoder:    reconcile.CodecStateDecoder{Decoder: dec},
-			APIVersion: cfg.API.Version, Tracker: tracker, Holds: holds, QuietAfter: cfg.Reconciler.QuietAfter,
+			APIVersion: cfg.API.Version, QuietAfter: cfg.Reconciler.QuietAfter,
 			MaxAge: cfg.Reconciler.MaxAge, Tick: cfg.Reconciler.Interval, Confirm: confirmPolicy(cfg.Confirm),
 			Registerer: c.Registry, Logger: c.log.With("part", "reconciler"),
 		})
@@ -162,7 +171,7 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, li
 	return c.buildOps(cfg, o)
 }
 
-func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encoder, tracker *sessionstate.Tracker, holds *sessionstate.Holds) error {
+func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encoder) error {
 	if !cfg.Webhook.Enabled {
 		return nil
 	}
@@ -171,7 +180,7 @@ func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encod
 		return err
 	}
 	c.ingress, err = ingress.New(ingress.Config{Path: cfg.Webhook.Path, Verifier: verifier, Producer: c.producer,
-		Encoder: enc, Tracker: tracker, Holds: holds, WebhookEventsTopic: cfg.Topics.WebhookEvents, SessionsTopic: cfg.Topics.Sessions,
+		Encoder: enc, UpdatesTopic: cfg.Topics.SessionUpdates,
 		MaxBodyBytes: cfg.Webhook.MaxBodyBytes, MaxInFlight: cfg.Webhook.MaxInFlight, DedupeTTL: cfg.Webhook.DedupTTL, DedupeMaxEntries: cfg.Webhook.DedupMax,
 		DefaultAPIVersion: cfg.API.Version, Registerer: c.Registry, Logger: c.log.With("part", "webhook")})
 	if err != nil {
@@ -200,9 +209,12 @@ func (c *Connector) buildOps(cfg *config.Config, o Options) error {
 	if err := c.Registry.Register(NewReachability("api", DialCheck(cfg.API.BaseURL))); err != nil {
 		return err
 	}
+	// Ready once the session writer has taken over its partitions: until
+	// then updates of those sessions wait.
+	ready.Add("session-writer", c.writer.Ready)
 	if c.recon != nil {
-		// Ready once the reconciler has read its sessions partitions, so the
-		// shared tracker knows the newest published state of each session.
+		// Ready once the reconciler has read its sessions partitions, so it
+		// polls every open session of them.
 		ready.Add("reconciler", c.recon.Ready)
 	}
 	l := o.OpsListener
@@ -229,7 +241,8 @@ func (c *Connector) OpsAddr() string { return c.ops.Listener.Addr().String() }
 
 // Run runs every part until ctx ends or one fails, then stops them in
 // order: webhooks, then reconciler and publishers, then the pipeline, then
-// the Kafka producer; the ops server answers until the end.
+// the session writer, then the Kafka producer; the ops server answers until
+// the end.
 func (c *Connector) Run(ctx context.Context) error {
 	failed, fail := context.WithCancel(ctx)
 	defer fail()
@@ -237,6 +250,7 @@ func (c *Connector) Run(ctx context.Context) error {
 		{c.webhookRun},
 		{c.reconcileRun, c.pubs.Run},
 		{c.pipe.Run},
+		{c.writer.Run},
 	}
 	opsCtx, opsStop := context.WithCancel(context.Background())
 	opsDone := make(chan error, 1)

@@ -19,8 +19,10 @@ import (
 // TopicWants lists every topic the configuration uses and what the
 // connector needs of each: the command topics it reads, the retry and
 // attempts topics it reads and writes (attempts compacted), the outcome
-// topics it writes (sessions compacted, and read by the reconciler), and the
-// webhook-events and periodic topics when their parts are on.
+// topics it writes, the session-updates topic from which the session writer
+// derives the sessions topic (compacted, read by the reconciler) and the
+// webhook-events topic (both partitioned like the updates), and the
+// periodic topics when their publishers are on.
 func TopicWants(cfg *config.Config) []topics.Want {
 	t := cfg.Topics
 	var ws []topics.Want
@@ -31,12 +33,11 @@ func TopicWants(cfg *config.Config) []topics.Want {
 		topics.Want{Topic: t.Retry, Role: topics.Retry, Read: true, Write: true},
 		topics.Want{Topic: t.Attempts, Role: topics.Attempts, Read: true, Write: true, Compacted: true},
 		topics.Want{Topic: t.CommandResults, Role: topics.Results, Write: true},
-		topics.Want{Topic: t.Sessions, Role: topics.Sessions, Read: true, Write: true, Compacted: true},
+		topics.Want{Topic: t.SessionUpdates, Role: topics.SessionUpdates, Read: true, Write: true},
+		topics.Want{Topic: t.Sessions, Role: topics.Sessions, Read: true, Write: true, Compacted: true, PartitionsLike: t.SessionUpdates},
+		topics.Want{Topic: t.WebhookEvents, Role: topics.WebhookEvents, Read: true, Write: true, PartitionsLike: t.SessionUpdates},
 		topics.Want{Topic: t.DeadLetter, Role: topics.DeadLetter, Write: true},
 	)
-	if cfg.Webhook.Enabled {
-		ws = append(ws, topics.Want{Topic: t.WebhookEvents, Role: topics.WebhookEvents, Write: true})
-	}
 	if cfg.Publish.WalletBalanceInterval > 0 {
 		ws = append(ws, topics.Want{Topic: t.WalletBalances, Role: topics.Periodic, Write: true})
 	}

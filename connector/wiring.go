@@ -50,8 +50,9 @@ func NewCodecs(ctx context.Context, cfg *config.Config, log *slog.Logger) (*code
 	}
 	t := cfg.Topics
 	enc, err := codec.NewEncoder(codec.EncoderConfig{Registry: reg, Logger: log, Topics: map[string]schemas.Name{
-		t.CommandResults: schemas.CommandResult, t.Sessions: schemas.SessionState, t.WebhookEvents: schemas.WebhookEvent,
-		t.DeadLetter: schemas.DeadLetter, t.WalletBalances: schemas.WalletBalance, t.FPSBanks: schemas.FPSBanks,
+		t.CommandResults: schemas.CommandResult, t.Sessions: schemas.SessionState, t.SessionUpdates: schemas.SessionState,
+		t.WebhookEvents: schemas.WebhookEvent,
+		t.DeadLetter:    schemas.DeadLetter, t.WalletBalances: schemas.WalletBalance, t.FPSBanks: schemas.FPSBanks,
 	}})
 	if err != nil {
 		return nil, nil, err
@@ -71,7 +72,7 @@ func pipelineTopics(t config.Topics) pipeline.Topics {
 	for kind, topic := range t.Commands() {
 		cmds[codec.CommandKind(kind)] = topic
 	}
-	return pipeline.Topics{Commands: cmds, Retry: t.Retry, Results: t.CommandResults, Sessions: t.Sessions,
+	return pipeline.Topics{Commands: cmds, Retry: t.Retry, Results: t.CommandResults, SessionUpdates: t.SessionUpdates,
 		DeadLetter: t.DeadLetter, Attempts: t.Attempts}
 }
 

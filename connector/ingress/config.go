@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/fields"
 	"github.com/paysession/paysession/internal/signing"
@@ -41,17 +40,11 @@ type Config struct {
 	Producer Producer
 	// Encoder encodes the outcome records. Required.
 	Encoder Encoder
-	// Tracker keeps the sessions topic monotonic; share it with the
-	// pipeline and the reconciler of the same process. Required.
-	Tracker *sessionstate.Tracker
-	// Holds, when set, is shared with the pipeline's sessionstate.TxnAdmitter:
-	// a webhook's state waits (up to PublishTimeout, then 503) while the
-	// pipeline holds an uncommitted state of the same session.
-	Holds *sessionstate.Holds
-	// WebhookEventsTopic default "payments.webhook-events".
-	WebhookEventsTopic string
-	// SessionsTopic default "payments.sessions".
-	SessionsTopic string
+	// UpdatesTopic receives one update per webhook: its session state with
+	// the event id and type as headers, from which the session writer
+	// derives the sessions and webhook-events records. Default
+	// "payments.sessions.updates".
+	UpdatesTopic string
 	// MaxBodyBytes answers 413 above it. Default 64 KiB: real webhooks are
 	// a few KB (a session with its operations), and every request in
 	// flight may hold this much, so MaxInFlight × MaxBodyBytes bounds the
@@ -93,8 +86,7 @@ type Config struct {
 
 func (c *Config) defaults() {
 	fields.Default(&c.Path, "/webhooks")
-	fields.Default(&c.WebhookEventsTopic, "payments.webhook-events")
-	fields.Default(&c.SessionsTopic, "payments.sessions")
+	fields.Default(&c.UpdatesTopic, "payments.sessions.updates")
 	fields.Default(&c.MaxBodyBytes, DefaultMaxBodyBytes)
 	fields.Default(&c.MaxInFlight, DefaultMaxInFlight)
 	fields.Default(&c.AdmitWait, time.Second)
@@ -125,9 +117,6 @@ func (c Config) Validate() error {
 	}
 	if c.Encoder == nil {
 		add("Encoder", "required")
-	}
-	if c.Tracker == nil {
-		add("Tracker", "required")
 	}
 	if c.Logger == nil {
 		add("Logger", "required")

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"mime"
@@ -97,7 +96,7 @@ func (in *Ingress) accept(w http.ResponseWriter, r *http.Request, wh *webhook, e
 		slog.String("type", wh.Type))
 	received := in.cfg.Now()
 	d, _ := in.deliveries.getOrCreate(eventID, received, func() *delivery { return &delivery{} })
-	a, err := in.publishAfterHolds(r.Context(), d, wh, eventID, received)
+	a, err := in.publish(r.Context(), d, wh, eventID, received)
 	if err != nil {
 		log.Error("webhook records not built", slog.Any("error", err))
 		in.reject(w, http.StatusServiceUnavailable, typeLabel(wh.Type), verdictUnavailable)
@@ -118,62 +117,30 @@ func (in *Ingress) accept(w http.ResponseWriter, r *http.Request, wh *webhook, e
 	in.answer(w, http.StatusOK, typeLabel(wh.Type), verdictAccepted)
 }
 
-// publishAfterHolds runs publish once the pipeline holds no uncommitted
-// state of the session (Config.Holds), so this webhook's newer state never
-// lands on the sessions topic before an older one that commits later.
-func (in *Ingress) publishAfterHolds(ctx context.Context, d *delivery, wh *webhook, eventID string, received time.Time) (*attempt, error) {
-	if in.cfg.Holds == nil {
-		a, _, err := in.publish(ctx, d, wh, eventID, received)
-		return a, err
-	}
-	hctx, cancel := context.WithTimeout(ctx, in.cfg.PublishTimeout)
-	defer cancel()
-	var (
-		a   *attempt
-		err error
-	)
-	settle, herr := in.cfg.Holds.Do(hctx, wh.Session.ID, func() bool {
-		var fresh bool
-		a, fresh, err = in.publish(ctx, d, wh, eventID, received)
-		return fresh
-	})
-	if herr != nil {
-		return nil, fmt.Errorf("session %s held by an open transaction: %w", wh.Session.ID, herr)
-	}
-	if settle != nil {
-		// The pipeline admits a newer state of the session only once this
-		// attempt's records are acknowledged (or failed).
-		go func() { <-a.done; settle() }()
-	}
-	return a, err
-}
-
-// publish builds d's records on first sight and starts producing what is
-// unsent (fresh: this call started the attempt), or returns the attempt
-// already running. A nil attempt means every record was already published.
-func (in *Ingress) publish(ctx context.Context, d *delivery, wh *webhook, eventID string, received time.Time) (a *attempt, fresh bool, err error) {
+// publish builds d's update record on first sight and starts producing it,
+// or returns the attempt already running. A nil attempt means the record
+// was already published.
+func (in *Ingress) publish(ctx context.Context, d *delivery, wh *webhook, eventID string, received time.Time) (*attempt, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.settle()
 	if d.published {
-		return nil, false, nil
+		return nil, nil
 	}
 	if d.current != nil && !d.current.finished() {
-		return d.current, false, nil
+		return d.current, nil
 	}
-	mu := in.stripe(wh.Session.ID)
-	mu.Lock()
-	defer mu.Unlock()
 	if !d.built {
 		bctx, cancel := context.WithTimeout(ctx, in.cfg.PublishTimeout)
-		recs, err := in.build(bctx, wh, eventID, received)
+		rec, err := in.build(bctx, wh, eventID, received)
 		cancel()
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
-		d.records, d.built = recs, true
+		d.record, d.built = rec, true
 	}
 	d.current = in.startAttempt(d)
-	return d.current, d.current != nil, nil
+	return d.current, nil
 }
 
 func (in *Ingress) reject(w http.ResponseWriter, code int, typ, verdict string) {

@@ -3,7 +3,6 @@ package ingress
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,7 +14,6 @@ type Ingress struct {
 	cfg        Config
 	metrics    *metrics
 	deliveries *deliveries
-	stripes    [64]sync.Mutex
 
 	baseCtx  context.Context // cancels records still buffered at hard stop
 	cancel   context.CancelFunc
@@ -153,13 +151,6 @@ func (in *Ingress) leave() {
 	in.metrics.inFlight.Dec()
 	<-in.slots
 	in.handlers.Done()
-}
-
-// stripe returns the lock that orders the records of one session.
-func (in *Ingress) stripe(sessionID string) *sync.Mutex {
-	h := fnv.New32a()
-	h.Write([]byte(sessionID))
-	return &in.stripes[h.Sum32()%uint32(len(in.stripes))]
 }
 
 // wait waits for a publish attempt for at most PublishTimeout.

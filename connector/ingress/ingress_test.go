@@ -14,16 +14,13 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/signing"
 )
 
-const (
-	eventsTopic   = "payments.webhook-events"
-	sessionsTopic = "payments.sessions"
-)
+const updatesTopic = "payments.sessions.updates"
 
 type fixture struct {
 	in   *Ingress
@@ -35,16 +32,11 @@ type fixture struct {
 func newFixture(t *testing.T, mutate func(*Config)) *fixture {
 	t.Helper()
 	cur, prev, _ := testKeys(t)
-	tr, err := sessionstate.NewTracker(sessionstate.TrackerConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	f := &fixture{prod: &fakeProducer{mode: "ok"}, reg: prometheus.NewRegistry(), key: cur}
 	cfg := Config{
 		Verifier:       signing.NewRSAVerifier(signing.PKCS1v15, &cur.PublicKey, &prev.PublicKey),
 		Producer:       f.prod,
 		Encoder:        jsonEncoder{},
-		Tracker:        tr,
 		MaxBodyBytes:   4096,
 		PublishTimeout: 200 * time.Millisecond,
 		Registerer:     f.reg,
@@ -53,6 +45,7 @@ func newFixture(t *testing.T, mutate func(*Config)) *fixture {
 	if mutate != nil {
 		mutate(&cfg)
 	}
+	var err error
 	if f.in, err = New(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -161,23 +154,19 @@ func TestAcceptPublishesEventAndState(t *testing.T) {
 			if code := f.post(t, b, sign(t, tc.key(f), b)); code != 200 {
 				t.Fatalf("status = %d, want 200", code)
 			}
-			if got := f.prod.topics(); got[eventsTopic] != 1 || got[sessionsTopic] != 1 {
-				t.Fatalf("records = %v, want one per topic", got)
+			if got := f.prod.topics(); got[updatesTopic] != 1 || len(got) != 1 {
+				t.Fatalf("records = %v, want one update", got)
 			}
-			var ev codec.WebhookEvent
-			r := f.prod.last(eventsTopic)
-			if err := json.Unmarshal(r.Value, &ev); err != nil {
-				t.Fatal(err)
-			}
-			if string(r.Key) != "ps_7" || ev.Type != tc.typ || ev.APIVersion != 1 || len(ev.EventID) != 64 || ev.Session.ID != "ps_7" {
-				t.Fatalf("event = %+v key %s", ev, r.Key)
-			}
+			r := f.prod.last(updatesTopic)
 			var st codec.SessionState
-			if err := json.Unmarshal(f.prod.last(sessionsTopic).Value, &st); err != nil {
+			if err := json.Unmarshal(r.Value, &st); err != nil {
 				t.Fatal(err)
 			}
-			if st.Source != codec.SourceWebhook || *st.WebhookType != tc.typ {
-				t.Fatalf("state = %+v", st)
+			if string(r.Key) != "ps_7" || st.Source != codec.SourceWebhook || *st.WebhookType != tc.typ || st.APIVersion != 1 || st.Session.ID != "ps_7" {
+				t.Fatalf("update = %+v key %s", st, r.Key)
+			}
+			if id := headerOf(r, HeaderEventID); len(id) != 64 || headerOf(r, HeaderWebhookType) != tc.typ {
+				t.Fatalf("update headers %v, want the event id (64 hex) and type %s", r.Headers, tc.typ)
 			}
 			if n := counterValue(t, f.reg, "paysession_webhook_requests_total", map[string]string{"type": typeLabel(tc.typ), "verdict": verdictAccepted}); n != 1 {
 				t.Fatalf("accepted metric = %v", n)
@@ -190,31 +179,28 @@ func TestDuplicatesAndReplays(t *testing.T) {
 	f := newFixture(t, nil)
 	newer := body("payment_finished", "ps_2", "accepted", 9)
 	older := body("ready_to_confirm", "ps_2", "in_progress", 4)
+	// Each event id is published once per replica; whether an older
+	// state reaches the sessions topic is the session writer's decision.
 	steps := []struct {
-		name           string
-		b              []byte
-		events, states int
+		name    string
+		b       []byte
+		updates int
 	}{
-		{"newer first", newer, 1, 1},
-		{"redelivery is not published again", newer, 1, 1},
-		{"older replay: event kept, state not published", older, 2, 1},
-		{"older replay redelivered", older, 2, 1},
+		{"newer first", newer, 1},
+		{"redelivery is not published again", newer, 1},
+		{"older replay: its own event id, published", older, 2},
+		{"older replay redelivered", older, 2},
 	}
 	for _, s := range steps {
 		if code := f.post(t, s.b, sign(t, f.key, s.b)); code != 200 {
 			t.Fatalf("%s: status %d", s.name, code)
 		}
-		if got := f.prod.topics(); got[eventsTopic] != s.events || got[sessionsTopic] != s.states {
-			t.Fatalf("%s: records %v, want events %d states %d", s.name, got, s.events, s.states)
+		if got := f.prod.topics(); got[updatesTopic] != s.updates {
+			t.Fatalf("%s: records %v, want %d updates", s.name, got, s.updates)
 		}
 	}
-	var st codec.SessionState
-	json.Unmarshal(f.prod.last(sessionsTopic).Value, &st)
-	if st.Session.Status != "accepted" {
-		t.Fatalf("last state %s, want accepted", st.Session.Status)
-	}
 	for el := f.in.deliveries.lru.Front(); el != nil; el = el.Next() {
-		if d := el.Value.(*delivery); !d.published || d.records != nil {
+		if d := el.Value.(*delivery); !d.published || d.record != nil {
 			t.Fatalf("delivery %s keeps its records after publishing", d.eventID)
 		}
 	}
@@ -241,30 +227,10 @@ func TestKafkaDownAnswers503ThenRetryPublishesOnce(t *testing.T) {
 			if code := f.post(t, b, sign(t, f.key, b)); code != 200 {
 				t.Fatalf("retry status = %d, want 200", code)
 			}
-			if got := f.prod.topics(); got[eventsTopic] != 1 || got[sessionsTopic] != 1 {
-				t.Fatalf("records = %v, want one per topic", got)
+			if got := f.prod.topics(); got[updatesTopic] != 1 {
+				t.Fatalf("records = %v, want one update", got)
 			}
 		})
-	}
-}
-
-func TestHeldStateSupersededIsNotResent(t *testing.T) {
-	f := newFixture(t, nil)
-	older := body("ready_to_confirm", "ps_4", "in_progress", 1)
-	newer := body("payment_finished", "ps_4", "accepted", 8)
-	f.prod.setMode("fail")
-	if code := f.post(t, older, sign(t, f.key, older)); code != 503 {
-		t.Fatalf("status = %d, want 503", code)
-	}
-	f.prod.setMode("ok")
-	if code := f.post(t, newer, sign(t, f.key, newer)); code != 200 {
-		t.Fatalf("newer status = %d", code)
-	}
-	if code := f.post(t, older, sign(t, f.key, older)); code != 200 {
-		t.Fatalf("older retry status = %d", code)
-	}
-	if got := f.prod.topics(); got[eventsTopic] != 2 || got[sessionsTopic] != 1 {
-		t.Fatalf("records = %v, want 2 events and only the newer state", got)
 	}
 }
 
@@ -289,7 +255,7 @@ func TestConfigValidateNamesEveryField(t *testing.T) {
 	if err == nil {
 		t.Fatal("want error")
 	}
-	for _, field := range []string{"Path", "Verifier", "Producer", "Encoder", "Tracker", "Logger", "MaxBodyBytes",
+	for _, field := range []string{"Path", "Verifier", "Producer", "Encoder", "Logger", "MaxBodyBytes",
 		"DeliveryTimeout", "DedupeTTL", "DedupeMaxEntries", "DefaultAPIVersion"} {
 		if !strings.Contains(err.Error(), field) {
 			t.Errorf("error does not name %s: %v", field, err)
@@ -359,38 +325,25 @@ func TestVersionIsDetectedFromTheBody(t *testing.T) {
 			if code := f.post(t, b, sign(t, f.key, b)); code != 200 {
 				t.Fatalf("status %d", code)
 			}
-			var ev codec.WebhookEvent
-			if err := json.Unmarshal(f.prod.last(eventsTopic).Value, &ev); err != nil {
+			var st codec.SessionState
+			if err := json.Unmarshal(f.prod.last(updatesTopic).Value, &st); err != nil {
 				t.Fatal(err)
 			}
-			if ev.APIVersion != tc.want || len(ev.Session.Operations) == 0 && tc.want != 2 {
-				t.Fatalf("version %d, want %d (%+v)", ev.APIVersion, tc.want, ev.Session)
+			if st.APIVersion != tc.want || len(st.Session.Operations) == 0 && tc.want != 2 {
+				t.Fatalf("version %d, want %d (%+v)", st.APIVersion, tc.want, st.Session)
 			}
 		})
 	}
 }
 
-// TestFailedStateIsRetracted: when Kafka refuses a webhook's state and the
-// service never redelivers, the tracker does not keep believing it is out
-// (a poll of the same version must publish it).
-func TestFailedStateIsRetracted(t *testing.T) {
-	f := newFixture(t, nil)
-	b := body("payment_finished", "ps_6", "accepted", 4)
-	f.prod.setMode("fail")
-	if code := f.post(t, b, sign(t, f.key, b)); code != 503 {
-		t.Fatalf("status %d, want 503", code)
+// headerOf returns the value of r's header key.
+func headerOf(r *kgo.Record, key string) string {
+	for _, h := range r.Headers {
+		if h.Key == key {
+			return string(h.Value)
+		}
 	}
-	waitUntil(t, func() bool { _, ok := f.in.cfg.Tracker.Latest("ps_6"); return !ok })
-	f.prod.setMode("ok")
-	if code := f.post(t, b, sign(t, f.key, b)); code != 200 {
-		t.Fatalf("redelivery status %d", code)
-	}
-	if _, ok := f.in.cfg.Tracker.Latest("ps_6"); !ok {
-		t.Fatal("published state not re-admitted")
-	}
-	if got := f.prod.topics(); got[sessionsTopic] != 1 {
-		t.Fatalf("records %v", got)
-	}
+	return ""
 }
 
 func waitUntil(t *testing.T, cond func() bool) {

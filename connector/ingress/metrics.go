@@ -9,7 +9,6 @@ import (
 type metrics struct {
 	requests        *prometheus.CounterVec
 	publishDuration prometheus.Histogram
-	states          *prometheus.CounterVec
 	inFlight        prometheus.Gauge
 }
 
@@ -35,13 +34,9 @@ func newMetrics(reg prometheus.Registerer, dedupe *deliveries) (*metrics, error)
 		}, []string{"type", "verdict"}),
 		publishDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "paysession_webhook_publish_duration_seconds",
-			Help:    "Time from producing a webhook's records to Kafka's acknowledgement of all of them.",
+			Help:    "Time from producing a webhook's update record to Kafka's acknowledgement.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
 		}),
-		states: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "paysession_webhook_session_states_total",
-			Help: "Session states carried by webhooks: published, stale (older than the last published) or superseded.",
-		}, []string{"result"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "paysession_webhook_requests_in_flight",
 			Help: "Webhook requests past the header checks and being served; at most MaxInFlight, beyond it 503 (verdict overloaded).",
@@ -55,9 +50,6 @@ func newMetrics(reg prometheus.Registerer, dedupe *deliveries) (*metrics, error)
 		return nil, err
 	}
 	if m.publishDuration, err = register(reg, m.publishDuration); err != nil {
-		return nil, err
-	}
-	if m.states, err = register(reg, m.states); err != nil {
 		return nil, err
 	}
 	if m.inFlight, err = register(reg, m.inFlight); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/connector/sessionwriter"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
 )
@@ -45,40 +46,26 @@ func parse(body []byte, defaultVersion int) (*webhook, error) {
 	return &webhook{Type: wh.Type, Session: wh.Session, Version: v, DroppedFields: wh.DroppedFields}, nil
 }
 
-// Header keys set on the records the ingress produces.
+// Header keys set on the update record: the session writer copies them
+// onto the sessions and webhook-events records.
 const (
-	HeaderEventID     = "paysession-event-id"
-	HeaderWebhookType = "paysession-webhook-type"
+	HeaderEventID     = sessionwriter.HeaderEventID
+	HeaderWebhookType = sessionwriter.HeaderWebhookType
 )
 
-// build returns the records of a webhook: always the webhook event, and
-// the session state when the Tracker admits it. Callers hold the session's
-// stripe lock.
-func (in *Ingress) build(ctx context.Context, wh *webhook, eventID string, received time.Time) ([]*outRecord, error) {
+// build returns the update record of a webhook: its session state (source
+// webhook), keyed by session id, with the event id and type as headers.
+func (in *Ingress) build(ctx context.Context, wh *webhook, eventID string, received time.Time) (*kgo.Record, error) {
 	state := sessionstate.FromAPI(&wh.Session, string(codec.SourceWebhook), received, wh.Version)
 	typ := wh.Type
 	state.WebhookType = &typ
-	event := &codec.WebhookEvent{
-		EventID: eventID, Type: wh.Type, SessionID: wh.Session.ID,
-		ReceivedAt: received.UTC(), APIVersion: int32(wh.Version), Session: state.Session,
-	}
-	headers := []kgo.RecordHeader{{Key: HeaderEventID, Value: []byte(eventID)}, {Key: HeaderWebhookType, Value: []byte(wh.Type)}}
-	ev, err := in.cfg.Encoder.Encode(ctx, in.cfg.WebhookEventsTopic, event)
-	if err != nil {
-		return nil, fmt.Errorf("encode webhook event: %w", err)
-	}
-	recs := []*outRecord{{tmpl: kgo.Record{Topic: in.cfg.WebhookEventsTopic, Key: []byte(wh.Session.ID),
-		Value: ev, Headers: headers, Timestamp: received}}}
-	st, err := in.cfg.Encoder.Encode(ctx, in.cfg.SessionsTopic, state)
+	v, err := in.cfg.Encoder.Encode(ctx, in.cfg.UpdatesTopic, state)
 	if err != nil {
 		return nil, fmt.Errorf("encode session state: %w", err)
 	}
-	v := sessionstate.VersionOf(state)
-	if !in.cfg.Tracker.AdmitVersion(v) {
-		in.metrics.states.WithLabelValues("stale").Inc()
-		return recs, nil
-	}
-	in.metrics.states.WithLabelValues("published").Inc()
-	return append(recs, &outRecord{state: &v, tmpl: kgo.Record{Topic: in.cfg.SessionsTopic,
-		Key: []byte(wh.Session.ID), Value: st, Headers: headers, Timestamp: received}}), nil
+	r := sessionwriter.Update(in.cfg.UpdatesTopic, wh.Session.ID, v,
+		kgo.RecordHeader{Key: HeaderEventID, Value: []byte(eventID)},
+		kgo.RecordHeader{Key: HeaderWebhookType, Value: []byte(wh.Type)})
+	r.Timestamp = received
+	return r, nil
 }

@@ -24,8 +24,9 @@ type Topics struct {
 	Retry string
 	// Results receives one command-result per command (key idempotency key).
 	Results string
-	// Sessions receives session states (key session id).
-	Sessions string
+	// SessionUpdates receives the session states the pipeline learned (key
+	// session id); the session writer derives the sessions topic from it.
+	SessionUpdates string
 	// DeadLetter receives undecodable and invalid command records.
 	DeadLetter string
 	// Attempts holds the attempt marks that prove a command was never sent
@@ -34,7 +35,7 @@ type Topics struct {
 }
 
 // All lists every topic the pipeline reads or writes: the command topics,
-// then retry, results, sessions, dead-letter and attempts.
+// then retry, results, session updates, dead-letter and attempts.
 func (t Topics) All() []string {
 	var all []string
 	for _, k := range codec.Kinds() {
@@ -42,18 +43,18 @@ func (t Topics) All() []string {
 			all = append(all, tp)
 		}
 	}
-	return append(all, t.Retry, t.Results, t.Sessions, t.DeadLetter, t.Attempts)
+	return append(all, t.Retry, t.Results, t.SessionUpdates, t.DeadLetter, t.Attempts)
 }
 
 // DefaultTopics returns the default topic names.
 func DefaultTopics() Topics {
 	t := Topics{
-		Commands:   make(map[codec.CommandKind]string),
-		Retry:      "payments.commands.retry",
-		Results:    "payments.command-results",
-		Sessions:   "payments.sessions",
-		DeadLetter: "payments.dead-letter",
-		Attempts:   "payments.commands.attempts",
+		Commands:       make(map[codec.CommandKind]string),
+		Retry:          "payments.commands.retry",
+		Results:        "payments.command-results",
+		SessionUpdates: "payments.sessions.updates",
+		DeadLetter:     "payments.dead-letter",
+		Attempts:       "payments.commands.attempts",
 	}
 	for _, k := range codec.Kinds() {
 		t.Commands[k] = k.DefaultTopic()
@@ -70,20 +71,6 @@ type Encoder interface {
 // StateFunc normalizes an API session into a masked session state; source
 // is a codec.SessionSource value. Default: sessionstate.FromAPI.
 type StateFunc func(s *payapi.Session, source string, observedAt time.Time, apiVersion int) *codec.SessionState
-
-// Admitter decides whether a session state is newer than the last one
-// published for its session (a sessionstate.Tracker). Optional.
-type Admitter interface {
-	Admit(ctx context.Context, state *codec.SessionState) bool
-}
-
-// TransactionObserver is implemented by an Admitter that needs to know when
-// the transaction holding the states it admitted has ended (aborted: it
-// certainly did not commit). sessionstate.TxnAdmitter uses it to hold a
-// session against newer non-transactional states until the commit.
-type TransactionObserver interface {
-	TransactionEnded(aborted bool)
-}
 
 // Config configures a Pipeline. Zero durations and counts take the defaults
 // named on each field.
@@ -109,7 +96,6 @@ type Config struct {
 	Decoder Decoder   // command decoder (required)
 	Encoder Encoder   // outcome encoder (required)
 	States  StateFunc // session normalizer (default sessionstate.FromAPI)
-	Tracker Admitter  // optional monotonic filter for session states
 	// APIVersion is recorded on outcomes (default 1).
 	APIVersion int
 
@@ -222,7 +208,7 @@ func (c Config) Validate() error {
 	req(len(c.Topics.Commands) > 0, "Topics.Commands")
 	req(c.Topics.Retry != "", "Topics.Retry")
 	req(c.Topics.Results != "", "Topics.Results")
-	req(c.Topics.Sessions != "", "Topics.Sessions")
+	req(c.Topics.SessionUpdates != "", "Topics.SessionUpdates")
 	req(c.Topics.DeadLetter != "", "Topics.DeadLetter")
 	req(c.Topics.Attempts != "", "Topics.Attempts")
 	seen := map[string]codec.CommandKind{}

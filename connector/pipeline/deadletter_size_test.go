@@ -94,7 +94,7 @@ func TestOutcomeKeyOfInvalidKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range recs {
-			if r.Topic == p.cfg.Topics.Sessions {
+			if r.Topic == p.cfg.Topics.SessionUpdates {
 				continue
 			}
 			if strings.Contains(string(r.Key), key) || len(r.Key) > 64 || !strings.HasPrefix(string(r.Key), "sha256:") {

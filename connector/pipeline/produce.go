@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/connector/sessionwriter"
 	"github.com/paysession/paysession/internal/codec"
 )
 
@@ -58,18 +59,18 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 	}
 	for _, l := range sessionStates(out) {
 		st := p.cfg.States(l.session, string(l.source), now, p.cfg.APIVersion)
-		if st == nil || (p.cfg.Tracker != nil && !p.cfg.Tracker.Admit(ctx, st)) {
+		if st == nil {
 			continue
 		}
 		if l.source == codec.SourceAPIResponse {
 			k := out.in.key
 			st.IdempotencyKey = &k
 		}
-		v, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.Sessions, st)
+		v, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.SessionUpdates, st)
 		if err != nil {
 			return nil, fmt.Errorf("encode session state: %w", err)
 		}
-		recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.Sessions, Key: []byte(st.Session.ID), Value: v, Headers: trace})
+		recs = append(recs, sessionwriter.Update(p.cfg.Topics.SessionUpdates, st.Session.ID, v, trace...))
 	}
 	return recs, nil
 }

@@ -62,9 +62,6 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 	defer endCancel()
 	committed, err := s.End(endCtx, kgo.TransactionEndTry(commit))
 	lap("end")
-	if t, ok := p.cfg.Tracker.(TransactionObserver); ok {
-		t.TransactionEnded(err == nil && !committed)
-	}
 	switch {
 	case err != nil:
 		// The commit may have happened (franz-go issues 1052, 1207): the

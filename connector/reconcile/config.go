@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/fields"
 	"github.com/paysession/paysession/internal/payapi"
@@ -24,10 +23,7 @@ type API interface {
 // Producer is the part of *kgo.Client the reconciler publishes with: a
 // non-transactional client with acks=all and idempotence. TryProduce never
 // blocks (a full buffer fails the record at once with kgo.ErrMaxBuffered),
-// which matters because the reconciler starts its produce under the lock of
-// sessionstate.Holds that the pipeline and the ingress also take: a
-// blocking Produce there would stall every session of the process for as
-// long as the buffer stays full.
+// so a long Kafka outage fails polls instead of piling up workers.
 type Producer interface {
 	TryProduce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error))
 }
@@ -55,8 +51,13 @@ type Config struct {
 	// Group is the consumer group every replica joins. Default
 	// "paysession-reconciler".
 	Group string
-	// SessionsTopic default "payments.sessions".
+	// SessionsTopic is read to learn every session's state. Default
+	// "payments.sessions".
 	SessionsTopic string
+	// UpdatesTopic receives polled states as updates; the session writer
+	// writes them to SessionsTopic when they are newer. Default
+	// "payments.sessions.updates".
+	UpdatesTopic string
 	// Producer publishes polled states. Required.
 	Producer Producer
 	// Encoder encodes them. Required.
@@ -67,17 +68,6 @@ type Config struct {
 	API API
 	// APIVersion is recorded on polled states. Default 1.
 	APIVersion int
-	// Tracker, when set, is shared with the ingress and the pipeline of the
-	// same process: a poll never publishes behind a webhook, and every state
-	// read from the topic seeds it, so after a restart the ingress does not
-	// publish a replayed old webhook over the newer state of a session of
-	// this replica's partitions.
-	Tracker *sessionstate.Tracker
-	// Holds, when set, is shared with the pipeline and the ingress of the
-	// same process: a polled state of a session whose older state waits in
-	// an open pipeline transaction is published after that transaction
-	// ends, so it lands after it on the sessions topic.
-	Holds *sessionstate.Holds
 	// QuietAfter: a session with no new state for this long is polled.
 	// Default 5m.
 	QuietAfter time.Duration
@@ -112,6 +102,7 @@ type Config struct {
 func (c *Config) defaults() {
 	fields.Default(&c.Group, "paysession-reconciler")
 	fields.Default(&c.SessionsTopic, "payments.sessions")
+	fields.Default(&c.UpdatesTopic, "payments.sessions.updates")
 	fields.Default(&c.APIVersion, 1)
 	fields.Default(&c.QuietAfter, 5*time.Minute)
 	fields.Default(&c.MaxBackoff, max(30*time.Minute, c.QuietAfter))

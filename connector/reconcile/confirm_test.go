@@ -162,7 +162,7 @@ func (svc *payoutService) log() (calls []serviceCall, done int) {
 // newServiceRig runs a reconciler against a fake service through api.
 func newServiceRig(t *testing.T, api *payapi.Client, policy ConfirmPolicy) *rig {
 	t.Helper()
-	return newRigWith(t, policy, nil, func(c *Config) {
+	return newRigWith(t, policy, func(c *Config) {
 		c.API = api
 		c.Registerer = prometheus.NewRegistry()
 	})

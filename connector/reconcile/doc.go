@@ -2,7 +2,7 @@
 // sessions that are not settled (see Settled: a final status and no
 // operation or refund in progress) and have been quiet longer than
 // QuietAfter are polled with session/status (with backoff) and their new
-// state is published on the sessions topic (source poll). It also applies the confirmation
+// state is proposed to the session writer (source poll). It also applies the confirmation
 // policy to sessions waiting for session/confirm and surfaces the
 // 240-minute confirmation deadline before it expires. An automatic
 // confirmation is decided on a session/status read just before it, never
@@ -11,7 +11,8 @@
 // confirmed once, whichever replica or restart sends it.
 //
 // Data path: sessions topic (compacted, key = session id) → pending set →
-// session/status → sessions topic.
+// session/status → session-updates topic → the session writer, which writes
+// the state to the sessions topic when it is newer (connector/sessionwriter).
 //
 // Sessions are not polled for ever: one that has not settled MaxAge (72 h by
 // default) after its creation is published once more, unchanged, with the

@@ -98,7 +98,6 @@ func TestPendingSetBackoffAndOrder(t *testing.T) {
 }
 
 type rig struct {
-	tracker *sessionstate.Tracker
 	api     *fakeAPI
 	clock   *fakeClock
 	prod    *kgo.Client
@@ -106,30 +105,23 @@ type rig struct {
 	rec     *Reconciler
 }
 
-func newRigWithTracker(t *testing.T) *rig {
-	tr, _ := sessionstate.NewTracker(sessionstate.TrackerConfig{})
-	return newRigOpts(t, ConfirmPolicy{}, tr)
-}
+func newRig(t *testing.T, policy ConfirmPolicy) *rig { return newRigWith(t, policy, nil) }
 
-func newRig(t *testing.T, policy ConfirmPolicy) *rig { return newRigOpts(t, policy, nil) }
-
-func newRigOpts(t *testing.T, policy ConfirmPolicy, tr *sessionstate.Tracker) *rig {
-	return newRigWith(t, policy, tr, nil)
-}
-
-// newRigWith is newRigOpts with a last say on the reconciler's config.
-func newRigWith(t *testing.T, policy ConfirmPolicy, tr *sessionstate.Tracker, mutate func(*Config)) *rig {
+// newRigWith is newRig with a last say on the reconciler's config. The
+// reconciler's updates go straight to the topic it reads (no session
+// writer in between: every update is written).
+func newRigWith(t *testing.T, policy ConfirmPolicy, mutate func(*Config)) *rig {
 	t.Helper()
 	brokers, prod := newKafka(t, topic)
 	g := &rig{api: &fakeAPI{sessions: map[string]*payapi.Session{}, statuses: map[string]int{}}, clock: &fakeClock{now: t0},
-		prod: prod, brokers: brokers, tracker: tr}
+		prod: prod, brokers: brokers}
 	g.api.onConfirm = func(s *payapi.Session) {
 		s.NextAction, s.UpdatedAt = "", s.UpdatedAt.Add(time.Second)
 	}
 	cfg := Config{
 		Brokers: brokers, Producer: prod, Encoder: jsonEncoder{}, API: g.api, Confirm: policy,
 		QuietAfter: 5 * time.Minute, Tick: 10 * time.Millisecond, Clock: g.clock,
-		Logger: slog.New(slog.DiscardHandler), Group: "g-" + t.Name(), Tracker: tr,
+		Logger: slog.New(slog.DiscardHandler), Group: "g-" + t.Name(), SessionsTopic: topic, UpdatesTopic: topic,
 	}
 	if mutate != nil {
 		mutate(&cfg)
@@ -315,22 +307,5 @@ func TestSettled(t *testing.T) {
 				t.Fatalf("Settled = %v, want %v", got, tc.want)
 			}
 		})
-	}
-}
-
-// TestLateOlderRecordAfterFinal: a late, older record re-opens a session
-// whose final state this process already published; one poll closes it
-// again without publishing anything.
-func TestLateOlderRecordAfterFinal(t *testing.T) {
-	g := newRigWithTracker(t)
-	final := session("ps_late", "accepted", "", t0.Add(time.Minute), "payout", 10)
-	g.api.set(final)
-	g.tracker.Admit(stateOf(final, t0))
-	g.seed(t, session("ps_late", "in_progress", "", t0, "payout", 10))
-	waitFor(t, "loaded", func() bool { return g.rec.OpenSessions() == 1 })
-	g.clock.Advance(5 * time.Minute)
-	waitFor(t, "closed by one poll", func() bool { return g.rec.OpenSessions() == 0 })
-	if n := len(g.published(t)); n != 1 {
-		t.Fatalf("%d records, want only the seeded one", n)
 	}
 }

@@ -114,11 +114,6 @@ func (r *Reconciler) consume(ctx context.Context, cl *kgo.Client) error {
 				// a restart: the session is not polled again.
 				r.pending.markStale(sessionstate.VersionOf(st))
 			}
-			if r.cfg.Tracker != nil {
-				// Seeds the shared tracker: after a restart a replayed old
-				// webhook of these partitions is not published over newer state.
-				r.cfg.Tracker.Admit(st)
-			}
 		})
 		cl.AllowRebalance()
 	}

@@ -97,7 +97,7 @@ func ptr[T any](v T) *T { return &v }
 // replica) honours the marker and does not poll the session either.
 func TestStaleMarkerOnTheTopic(t *testing.T) {
 	const maxAge = 5 * time.Hour
-	g := newRigWith(t, ConfirmPolicy{}, nil, func(c *Config) { c.MaxAge = maxAge })
+	g := newRigWith(t, ConfirmPolicy{}, func(c *Config) { c.MaxAge = maxAge })
 	s := session("ps_old", "in_progress", "", t0, "payout", 10)
 	g.api.set(s)
 	g.seed(t, s)
@@ -172,7 +172,7 @@ func header(r *kgo.Record, key string) string {
 // TestConfigMaxAge: MaxAge must outlast the confirmation deadline, so no
 // session is abandoned while a timer of the service still runs.
 func TestConfigMaxAge(t *testing.T) {
-	base := Config{Brokers: []string{"k:9092"}, Producer: newGatedProducer(), Encoder: jsonEncoder{}, API: &fakeAPI{},
+	base := Config{Brokers: []string{"k:9092"}, Producer: (*kgo.Client)(nil), Encoder: jsonEncoder{}, API: &fakeAPI{},
 		Logger: slog.New(slog.DiscardHandler)}
 	tests := []struct {
 		name    string

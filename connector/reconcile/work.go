@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/connector/sessionwriter"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
 )
@@ -139,62 +140,27 @@ func (r *Reconciler) markStale(ctx context.Context, t task) (bool, error) {
 	return true, nil
 }
 
-// publish produces st when it is newer than what the sessions topic and
-// this process published (or, with force, when it is at least as new) and
-// records it in the pending set.
+// publish proposes st to the session writer when it is newer than the
+// state read from the sessions topic (or, with force, when it is at least
+// as new: the writer then writes it again, with headers) and records it in
+// the pending set once Kafka took it.
 func (r *Reconciler) publish(ctx context.Context, t task, st *codec.SessionState, force bool, headers []kgo.RecordHeader) (bool, error) {
 	v := sessionstate.VersionOf(st)
 	if t.state != nil && !sessionstate.Newer(v, sessionstate.VersionOf(t.state)) &&
 		(!force || sessionstate.Newer(sessionstate.VersionOf(t.state), v)) {
 		return false, nil
 	}
-	val, err := r.cfg.Encoder.Encode(ctx, r.cfg.SessionsTopic, st)
+	val, err := r.cfg.Encoder.Encode(ctx, r.cfg.UpdatesTopic, st)
 	if err != nil {
 		return false, fmt.Errorf("encode session state: %w", err)
 	}
-	rec := &kgo.Record{Topic: r.cfg.SessionsTopic, Key: []byte(t.id), Value: val, Headers: headers}
-	var (
-		started, published, admitted bool
-		done                         = make(chan error, 1)
-	)
-	// start decides and starts the produce in one step, so no other
-	// publisher of this process admits a state of the session in between.
-	start := func() bool {
-		if tr := r.cfg.Tracker; tr != nil {
-			if latest, ok := tr.Latest(t.id); ok && (sessionstate.Newer(latest, v) || (!force && !sessionstate.Newer(v, latest))) {
-				published = !sessionstate.Newer(latest, v) // this process already published it
-				return false
-			}
-			// Admitted before the broker's answer, so that a concurrent
-			// older state is refused; retracted below if the publish fails.
-			admitted = tr.AdmitVersion(v)
-		}
-		started = true
-		// TryProduce, not Produce: this runs under the Holds lock, and
-		// Produce blocks while the client's buffer is full.
-		r.cfg.Producer.TryProduce(ctx, rec, func(_ *kgo.Record, err error) { done <- err })
-		return true
+	if force {
+		headers = append(headers, kgo.RecordHeader{Key: sessionwriter.HeaderRepublish, Value: []byte("1")})
 	}
-	settle := func() {}
-	if r.cfg.Holds == nil {
-		start()
-	} else if s, err := r.cfg.Holds.Do(ctx, t.id, start); err != nil {
-		return false, fmt.Errorf("session %s held by an open transaction: %w", t.id, err)
-	} else if s != nil {
-		settle = s
-	}
-	if !started {
-		if published {
-			r.pending.apply(st, t.partition)
-		}
-		return false, nil
-	}
-	err = <-done
-	settle()
-	if err != nil {
-		if admitted {
-			r.cfg.Tracker.Retract(v)
-		}
+	done := make(chan error, 1)
+	r.cfg.Producer.TryProduce(ctx, sessionwriter.Update(r.cfg.UpdatesTopic, t.id, val, headers...),
+		func(_ *kgo.Record, err error) { done <- err })
+	if err := <-done; err != nil {
 		return false, fmt.Errorf("publish session state: %w", err)
 	}
 	r.pending.apply(st, t.partition)

@@ -1,10 +1,11 @@
 // Package sessionstate turns what the connector learns about a payment
 // session (an API response, a signed webhook, a status poll) into the one
-// normalized, masked snapshot published on the sessions topic, and keeps
-// that topic monotonic per session.
+// normalized, masked snapshot published on the sessions topic, and orders
+// two snapshots of one session (Version, Newer).
 //
 // It sits between the API model (internal/payapi) and the outcome model
 // (internal/codec): the command pipeline, the webhook ingress and the
-// reconciler all call FromAPI, then ask a Tracker whether the snapshot is
-// newer than the last one they published for that session.
+// reconciler all call FromAPI and propose the snapshot as an update; the
+// session writer (connector/sessionwriter) compares versions and writes
+// only newer snapshots.
 package sessionstate

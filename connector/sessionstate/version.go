@@ -24,7 +24,3 @@ func ProgressOf(s *codec.Session) int {
 	}
 	return p
 }
-
-// Admit records state and returns true when it is newer than the last
-// state admitted for its session: only then is it published.
-func (t *Tracker) Admit(state *codec.SessionState) bool { return t.AdmitVersion(VersionOf(state)) }

@@ -17,6 +17,9 @@ type TopicReport struct {
 	Roles []Role
 	// Compacted, Write and Read are the Wants' requirements, or-ed.
 	Compacted, Write, Read bool
+	// PartitionsLike is the topic whose partition count this one must
+	// have (Want.PartitionsLike), empty when none.
+	PartitionsLike string
 
 	// Exists is true when the broker described the topic.
 	Exists bool

@@ -37,15 +37,32 @@ func (v *Violation) Unwrap() error { return v.Err }
 // joining a *Violation per problem, each naming its topic: every missing
 // topic, every topic that cannot be described, every one that must be
 // compacted and is not, every written one whose min.insync.replicas exceeds
-// its replication factor.
+// its replication factor, every one whose partition count differs from the
+// topic it must be partitioned like.
 func (r Report) Err() error {
 	var errs []error
 	for _, t := range r.Topics {
 		for _, v := range t.violations() {
 			errs = append(errs, v)
 		}
+		if v := r.copartition(t); v != nil {
+			errs = append(errs, v)
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// copartition is the violation of a topic whose partition count differs
+// from its PartitionsLike topic's (nil when either is missing: that is
+// reported on its own).
+func (r Report) copartition(t TopicReport) *Violation {
+	like, ok := r.Topic(t.PartitionsLike)
+	if t.PartitionsLike == "" || !ok || !t.Exists || !like.Exists || t.Partitions == like.Partitions {
+		return nil
+	}
+	return &Violation{Topic: t.Topic, Setting: "partitions",
+		Problem: fmt.Sprintf("has %d partitions, must have the %d of %s: the session writer derives partition p of one from partition p of the other",
+			t.Partitions, like.Partitions, like.Topic)}
 }
 
 // violations applies the hard rules to one topic.

@@ -48,6 +48,15 @@ func TestReportErr(t *testing.T) {
 		{"compaction unknown is not fatal", []TopicReport{with(healthy("s", Sessions), func(t *TopicReport) { t.Compacted, t.ConfigsKnown, t.CleanupPolicy = true, false, "" })}, nil},
 		{"min.insync above replicas", []TopicReport{with(healthy("r", Results), func(t *TopicReport) { t.ReplicationFactor, t.MinInsyncReplicas = 1, 2 })},
 			[]string{"r: min.insync.replicas 2 exceeds the replication factor 1: every write fails with NOT_ENOUGH_REPLICAS"}},
+		{"partitions unlike the topic it derives from", []TopicReport{
+			healthy("u", SessionUpdates),
+			with(healthy("s", Sessions), func(t *TopicReport) { t.PartitionsLike, t.Partitions = "u", 6 }),
+			with(healthy("w", WebhookEvents), func(t *TopicReport) { t.PartitionsLike = "u" }),
+		}, []string{"s: has 6 partitions, must have the 3 of u: the session writer derives partition p of one from partition p of the other"}},
+		{"partitions like a missing topic: only the missing one named", []TopicReport{
+			{Topic: "u", Roles: []Role{SessionUpdates}, Err: kerr.UnknownTopicOrPartition},
+			with(healthy("s", Sessions), func(t *TopicReport) { t.PartitionsLike = "u" }),
+		}, []string{"u: topic does not exist (session-updates topic)"}},
 		{"min.insync above replicas, read only", []TopicReport{with(healthy("c", Command), func(t *TopicReport) { t.Write, t.ReplicationFactor, t.MinInsyncReplicas = false, 1, 2 })}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

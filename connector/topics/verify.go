@@ -53,6 +53,9 @@ func merge(wants []Want) []TopicReport {
 		t.Compacted = t.Compacted || w.Compacted
 		t.Write = t.Write || w.Write
 		t.Read = t.Read || w.Read
+		if w.PartitionsLike != "" {
+			t.PartitionsLike = w.PartitionsLike
+		}
 	}
 	return out
 }

@@ -16,6 +16,9 @@ const (
 	Results Role = "results"
 	// Sessions is the sessions topic: latest state per session, compacted.
 	Sessions Role = "sessions"
+	// SessionUpdates holds candidate session states and verified webhooks,
+	// read by the session writer only.
+	SessionUpdates Role = "session-updates"
 	// WebhookEvents holds verified webhooks.
 	WebhookEvents Role = "webhook-events"
 	// DeadLetter holds command records that could not be decoded or
@@ -51,4 +54,8 @@ type Want struct {
 	Write bool
 	// Read says the connector consumes the topic.
 	Read bool
+	// PartitionsLike names a topic whose partition count this one must
+	// have: the session writer reads partition p of one and writes
+	// partition p of the other.
+	PartitionsLike string
 }

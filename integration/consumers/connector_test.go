@@ -54,7 +54,7 @@ func TestKcatToPythonThroughPipeline(t *testing.T) {
 
 	cl := harness.NewClient(t)
 	topics := pipeline.Topics{Commands: map[codec.CommandKind]string{codec.KindInitPayout: harness.Topic(t, cl, 1)},
-		Retry: harness.Topic(t, cl, 1), Results: harness.Topic(t, cl, 1), Sessions: harness.Topic(t, cl, 1),
+		Retry: harness.Topic(t, cl, 1), Results: harness.Topic(t, cl, 1), SessionUpdates: harness.Topic(t, cl, 1),
 		DeadLetter: harness.Topic(t, cl, 1), Attempts: harness.Topic(t, cl, 1)}
 	dec, _ := codec.NewDecoder(codec.DecoderConfig{Registry: reg})
 	enc, _ := codec.NewEncoder(codec.EncoderConfig{Registry: reg})
@@ -82,8 +82,10 @@ func TestKcatToPythonThroughPipeline(t *testing.T) {
 		t.Fatalf("kcat -P: %v\n%s", err, stderr.String())
 	}
 
-	// One command result and at least one session state; the consumer stops after two records.
-	got := ReadOutcomes(t, ReadConfig{Brokers: brokers, Topics: []string{topics.Results, topics.Sessions}, Count: 2,
+	// One command result and at least one session state (the pipeline writes its candidates to the
+	// session-updates topic, from which the session writer derives payments.sessions); the consumer
+	// stops after two records.
+	got := ReadOutcomes(t, ReadConfig{Brokers: brokers, Topics: []string{topics.Results, topics.SessionUpdates}, Count: 2,
 		Registry: regURL, Timeout: 90 * time.Second})
 	var result, state *Outcome
 	for i := range got {

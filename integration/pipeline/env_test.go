@@ -95,7 +95,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	e.cl = harness.NewClient(t)
 	e.topics = pipeline.Topics{Commands: map[codec.CommandKind]string{},
 		Retry: harness.Topic(t, e.cl, o.partitions), Results: harness.Topic(t, e.cl, 1),
-		Sessions: harness.Topic(t, e.cl, 1), DeadLetter: harness.Topic(t, e.cl, 1), Attempts: harness.Topic(t, e.cl, 1)}
+		SessionUpdates: harness.Topic(t, e.cl, 1), DeadLetter: harness.Topic(t, e.cl, 1), Attempts: harness.Topic(t, e.cl, 1)}
 	for _, k := range o.kinds {
 		e.topics.Commands[k] = harness.Topic(t, e.cl, o.partitions)
 	}

@@ -32,7 +32,7 @@ func readOutcomes(t *testing.T, seeds []string, topics pipeline.Topics) *outcome
 		dead: map[string][]*kgo.Record{}}
 	o.cond = sync.NewCond(&o.mu)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...),
-		kgo.ConsumeTopics(topics.Results, topics.Sessions, topics.DeadLetter),
+		kgo.ConsumeTopics(topics.Results, topics.SessionUpdates, topics.DeadLetter),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchMaxWait(100*time.Millisecond))
 	if err != nil {
@@ -71,7 +71,7 @@ func (o *outcomes) add(t *testing.T, topics pipeline.Topics, r *kgo.Record) {
 		}
 		o.results[string(r.Key)] = append(o.results[string(r.Key)], res)
 		o.total++
-	case topics.Sessions:
+	case topics.SessionUpdates:
 		var st codec.SessionState
 		if err := decodeOutcome(r.Value, &st); err != nil {
 			t.Errorf("decode session state: %v", err)

@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/paysession/paysession/connector/reconcile"
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
@@ -22,11 +21,11 @@ var autoPayouts = reconcile.ConfirmPolicy{Mode: reconcile.ConfirmAuto,
 	AutoKinds: []codec.OperationKind{codec.OperationPayout}, AutoMaxAmount: 2 * confirmAbove}
 
 // newMeteredReconciler is newReconciler with the metrics in reg.
-func (g *rig) newMeteredReconciler(t *testing.T, tr *sessionstate.Tracker, policy reconcile.ConfirmPolicy, reg prometheus.Registerer) *reconcile.Reconciler {
+func (g *rig) newMeteredReconciler(t *testing.T, policy reconcile.ConfirmPolicy, reg prometheus.Registerer) *reconcile.Reconciler {
 	t.Helper()
 	r, err := reconcile.New(reconcile.Config{
-		Brokers: g.brokers, Group: "reconciler-" + g.sessions, SessionsTopic: g.sessions,
-		Producer: g.prod, Encoder: encoder(t), API: g.api, Tracker: tr, Confirm: policy,
+		Brokers: g.brokers, Group: "reconciler-" + g.sessions, SessionsTopic: g.sessions, UpdatesTopic: g.updates,
+		Producer: g.prod, Encoder: encoder(t), API: g.api, Confirm: policy,
 		QuietAfter: 5 * time.Minute, MaxBackoff: 10 * time.Minute, Tick: 20 * time.Millisecond,
 		Clock: g.sim, Logger: testLogger(), Registerer: reg,
 	})
@@ -82,7 +81,7 @@ func TestAutoConfirmsEveryPayoutOfASession(t *testing.T) {
 	g := newRig(t, rigOpts{})
 	ctx := context.Background()
 	reg := prometheus.NewRegistry()
-	r := g.newMeteredReconciler(t, g.tracker, autoPayouts, reg)
+	r := g.newMeteredReconciler(t, autoPayouts, reg)
 	harness.Eventually(t, 30*time.Second, "reconciler ready", func() bool { return r.Ready(ctx) == nil })
 
 	s := g.payout(t, cardOK, confirmAbove+1) // waits for session/confirm

@@ -22,7 +22,7 @@ import (
 func TestRefundsReconciledAfterWebhooksStop(t *testing.T) {
 	g := newRig(t, rigOpts{})
 	ctx := context.Background()
-	r := g.newReconciler(t, g.tracker, reconcile.ConfirmPolicy{})
+	r := g.newReconciler(t, reconcile.ConfirmPolicy{})
 	harness.Eventually(t, 30*time.Second, "reconciler ready", func() bool { return r.Ready(ctx) == nil })
 
 	tests := []struct {

@@ -21,8 +21,10 @@ import (
 	"github.com/paysession/paysession/connector/ingress"
 	"github.com/paysession/paysession/connector/reconcile"
 	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/connector/sessionwriter"
 	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/config"
 	"github.com/paysession/paysession/internal/payapi"
 	"github.com/paysession/paysession/internal/paysim"
 	"github.com/paysession/paysession/internal/signing"
@@ -80,7 +82,8 @@ type rig struct {
 	prod     *kgo.Client
 	events   string
 	sessions string
-	tracker  *sessionstate.Tracker
+	updates  string
+	writer   *sessionwriter.Writer
 	ingress  *ingress.Ingress
 	url      string // the ingress endpoint
 
@@ -93,6 +96,7 @@ type rigOpts struct {
 	brokers         []string // default: the shared broker
 	publishTimeout  time.Duration
 	deliveryTimeout time.Duration // default: the ingress default
+	sessionsConfigs map[string]string // added to the sessions topic's configs
 }
 
 func newRig(t *testing.T, o rigOpts) *rig {
@@ -107,7 +111,12 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	g := &rig{brokers: o.brokers}
 	g.admin = newClient(t, g.brokers, kgo.MetadataMinAge(100*time.Millisecond)) // harness.Topic waits on metadata
 	g.events = harness.Topic(t, g.admin, 3)
-	g.sessions = harness.Topic(t, g.admin, 3)
+	sessionsConfigs := harness.TopicConfigs(config.Prefix + "TOPIC_SESSIONS")
+	for k, v := range o.sessionsConfigs {
+		sessionsConfigs[k] = &v
+	}
+	g.sessions = harness.TopicWith(t, g.admin, 3, sessionsConfigs)
+	g.updates = harness.Topic(t, g.admin, 3)
 	g.prod = newClient(t, g.brokers, kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerLinger(0),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond }), kgo.MetadataMinAge(100*time.Millisecond))
 
@@ -134,48 +143,90 @@ func newRig(t *testing.T, o rigOpts) *rig {
 		Signer: signing.NewRSASigner(partner, signing.PKCS1v15)}); err != nil {
 		t.Fatal(err)
 	}
-	g.ingress, g.tracker = g.newIngress(t, o.publishTimeout, o.deliveryTimeout)
+	g.writer = g.newWriter(t, "1")
+	g.ingress = g.newIngress(t, o.publishTimeout, o.deliveryTimeout)
 	g.target = g.ingress
 	return g
 }
 
-// newIngress builds a connector's ingress (a fresh process: own tracker
-// and dedupe cache) publishing to the rig's topics.
-func (g *rig) newIngress(t *testing.T, publishTimeout, deliveryTimeout time.Duration) (*ingress.Ingress, *sessionstate.Tracker) {
+// newWriter starts a session writer (one replica's, named by replica) on
+// the rig's topics.
+func (g *rig) newWriter(t *testing.T, replica string) *sessionwriter.Writer {
 	t.Helper()
-	tr, err := sessionstate.NewTracker(sessionstate.TrackerConfig{})
+	dec, err := codec.NewDecoder(codec.DecoderConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	w, err := sessionwriter.New(sessionwriter.Config{
+		Kafka:   []kgo.Opt{kgo.SeedBrokers(g.brokers...), kgo.FetchMaxWait(100 * time.Millisecond), kgo.SessionTimeout(6 * time.Second)},
+		GroupID: "writer-" + g.updates, TransactionalID: "writer-" + g.updates + "-" + replica,
+		UpdatesTopic: g.updates, SessionsTopic: g.sessions, EventsTopic: g.events,
+		Decoder: dec, Encoder: encoder(t), Clock: g.simNow, Logger: testLogger(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness.Background(t, "session writer "+replica, w.Run)
+	return w
+}
+
+// writerCaughtUp waits until the session writers committed every update
+// on the updates topic: what the topics hold then is final.
+func (g *rig) writerCaughtUp(t *testing.T) {
+	t.Helper()
+	adm := kadm.NewClient(g.admin)
+	harness.Eventually(t, 60*time.Second, "session writer caught up with "+g.updates, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		ends, err := adm.ListEndOffsets(ctx, g.updates)
+		if err != nil {
+			return false
+		}
+		done, err := adm.FetchOffsets(ctx, "writer-"+g.updates)
+		if err != nil {
+			return false
+		}
+		caught := true
+		ends.Each(func(o kadm.ListedOffset) {
+			if c, ok := done.Lookup(g.updates, o.Partition); o.Offset > 0 && (!ok || c.At < o.Offset) {
+				caught = false
+			}
+		})
+		return caught
+	})
+}
+
+// newIngress builds a connector's ingress (a fresh process: own dedupe
+// cache) publishing to the rig's updates topic.
+func (g *rig) newIngress(t *testing.T, publishTimeout, deliveryTimeout time.Duration) *ingress.Ingress {
+	t.Helper()
 	in, err := ingress.New(ingress.Config{
-		Verifier:           signing.NewRSAVerifier(signing.PKCS1v15, &serviceKey.PublicKey),
-		Producer:           g.prod,
-		Encoder:            encoder(t),
-		Tracker:            tr,
-		WebhookEventsTopic: g.events,
-		SessionsTopic:      g.sessions,
-		PublishTimeout:     publishTimeout,
-		DeliveryTimeout:    deliveryTimeout,
-		Registerer:         prometheus.NewRegistry(),
-		Logger:             testLogger(),
-		Now:                g.simNow,
+		Verifier:        signing.NewRSAVerifier(signing.PKCS1v15, &serviceKey.PublicKey),
+		Producer:        g.prod,
+		Encoder:         encoder(t),
+		UpdatesTopic:    g.updates,
+		PublishTimeout:  publishTimeout,
+		DeliveryTimeout: deliveryTimeout,
+		Registerer:      prometheus.NewRegistry(),
+		Logger:          testLogger(),
+		Now:             g.simNow,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = in.Shutdown(context.Background()) })
-	return in, tr
+	return in
 }
 
 func (g *rig) simNow() time.Time { return g.sim.Now() }
 
 // newReconciler starts a reconciler on the rig's sessions topic, on the
 // sandbox's clock.
-func (g *rig) newReconciler(t *testing.T, tr *sessionstate.Tracker, policy reconcile.ConfirmPolicy) *reconcile.Reconciler {
+func (g *rig) newReconciler(t *testing.T, policy reconcile.ConfirmPolicy) *reconcile.Reconciler {
 	t.Helper()
 	r, err := reconcile.New(reconcile.Config{
-		Brokers: g.brokers, Group: "reconciler-" + g.sessions, SessionsTopic: g.sessions,
-		Producer: g.prod, Encoder: encoder(t), API: g.api, Tracker: tr, Confirm: policy,
+		Brokers: g.brokers, Group: "reconciler-" + g.sessions, SessionsTopic: g.sessions, UpdatesTopic: g.updates,
+		Producer: g.prod, Encoder: encoder(t), API: g.api, Confirm: policy,
 		QuietAfter: 5 * time.Minute, MaxBackoff: 10 * time.Minute, Tick: 20 * time.Millisecond,
 		Clock: g.sim, Logger: testLogger(),
 	})
@@ -241,9 +292,13 @@ func newClient(t *testing.T, brokers []string, opts ...kgo.Opt) *kgo.Client {
 }
 
 // readAll returns every committed record of topic, in offset order per
-// partition, once the reader reached the end offsets.
+// partition, once the reader reached the end offsets (of the sessions and
+// webhook-events topics: once the session writer caught up).
 func (g *rig) readAll(t *testing.T, topic string) []*kgo.Record {
 	t.Helper()
+	if topic == g.sessions || topic == g.events {
+		g.writerCaughtUp(t)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ends, err := kadm.NewClient(g.admin).ListEndOffsets(ctx, topic)
@@ -257,7 +312,7 @@ func (g *rig) readAll(t *testing.T, topic string) []*kgo.Record {
 		}
 	})
 	cl := newClient(t, g.brokers, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords()) // a transaction's marker may end a partition
 	defer cl.Close()
 	var out []*kgo.Record
 	for len(want) > 0 {
@@ -266,7 +321,9 @@ func (g *rig) readAll(t *testing.T, topic string) []*kgo.Record {
 			t.Fatalf("reading %s: %v", topic, ctx.Err())
 		}
 		f.EachRecord(func(r *kgo.Record) {
-			out = append(out, r)
+			if !r.Attrs.IsControl() {
+				out = append(out, r)
+			}
 			if r.Offset+1 >= want[r.Partition] {
 				delete(want, r.Partition)
 			}
@@ -300,7 +357,7 @@ func decodeEvent(t *testing.T, r *kgo.Record) *codec.WebhookEvent {
 	return &ev
 }
 
-// publishResponse puts a session state on the sessions topic as the
+// publishResponse proposes a session state to the session writer as the
 // command pipeline does with an API response.
 func (g *rig) publishResponse(t *testing.T, s *payapi.Session) {
 	t.Helper()
@@ -309,7 +366,7 @@ func (g *rig) publishResponse(t *testing.T, s *payapi.Session) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := g.prod.ProduceSync(context.Background(), &kgo.Record{Topic: g.sessions, Key: []byte(s.ID), Value: v}).FirstErr(); err != nil {
+	if err := g.prod.ProduceSync(context.Background(), &kgo.Record{Topic: g.updates, Key: []byte(s.ID), Value: v}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
 }

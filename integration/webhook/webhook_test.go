@@ -269,7 +269,7 @@ func kafkaDownPastRetryWindow(t *testing.T, g *rig, b *harness.Broker, probe str
 		defer cancel()
 		return g.prod.ProduceSync(pctx, &kgo.Record{Topic: probe, Value: []byte("probe")}).FirstErr() == nil
 	})
-	r := g.newReconciler(t, g.tracker, reconcile.ConfirmPolicy{})
+	r := g.newReconciler(t, reconcile.ConfirmPolicy{})
 	harness.Eventually(t, time.Minute, "reconciler brought the session to its final state", func() bool {
 		return r.Ready(ctx) == nil && r.OpenSessions() == 0
 	})
@@ -309,7 +309,7 @@ func TestReconcilerFinishesSessionsAfterWebhooksGiveUp(t *testing.T) {
 	if err := g.sim.SetFaults(paysimRefuseAll()); err != nil {
 		t.Fatal(err)
 	}
-	r := g.newReconciler(t, g.tracker, reconcile.ConfirmPolicy{Mode: reconcile.ConfirmAuto,
+	r := g.newReconciler(t, reconcile.ConfirmPolicy{Mode: reconcile.ConfirmAuto,
 		AutoKinds: []codec.OperationKind{codec.OperationPayout}, AutoMaxAmount: 2 * confirmAbove})
 	upstream := g.payout(t, cardOK, 3*confirmAbove) // above the auto rule: left to upstream, never confirmed
 	sessions := []*payapi.Session{
@@ -400,11 +400,10 @@ func TestReplayedOldWebhooksNeverMoveStateBack(t *testing.T) {
 		}
 	}
 	replay("same connector")
-	// A restarted connector: new ingress, tracker and dedupe cache; its
-	// reconciler reads the sessions topic back into the tracker first.
-	fresh, tr := g.newIngress(t, 2*time.Second, 0)
-	r := g.newReconciler(t, tr, reconcile.ConfirmPolicy{})
-	harness.Eventually(t, 30*time.Second, "reconciler ready (sessions topic read)", func() bool { return r.Ready(ctx) == nil })
+	// A restarted connector: new ingress (empty dedupe cache) and a new
+	// session writer that takes the partitions over from the first.
+	fresh := g.newIngress(t, 2*time.Second, 0)
+	g.newWriter(t, "restarted")
 	g.mu.Lock()
 	g.target = fresh
 	g.mu.Unlock()

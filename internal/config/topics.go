@@ -20,8 +20,9 @@ type Topics struct {
 	Retry          string `env:"RETRY, default=payments.commands.retry" desc:"commands still retrying at a batch deadline"`
 	Attempts       string `env:"ATTEMPTS, default=payments.commands.attempts" desc:"attempt marks proving a command was never sent (compacted)"`
 	CommandResults string `env:"COMMAND_RESULTS, default=payments.command-results" desc:"one result per command (key idempotency key)"`
-	Sessions       string `env:"SESSIONS, default=payments.sessions" desc:"session states (key session id, compacted)"`
-	WebhookEvents  string `env:"WEBHOOK_EVENTS, default=payments.webhook-events" desc:"verified webhooks (key session id)"`
+	Sessions       string `env:"SESSIONS, default=payments.sessions" desc:"session states (key session id, compacted); written only by the session writer, from SESSION_UPDATES"`
+	SessionUpdates string `env:"SESSION_UPDATES, default=payments.sessions.updates" desc:"internal: candidate session states and verified webhooks (key session id) from which the session writer derives SESSIONS and WEBHOOK_EVENTS; same partition count as both"`
+	WebhookEvents  string `env:"WEBHOOK_EVENTS, default=payments.webhook-events" desc:"verified webhooks, each event id once (key session id)"`
 	DeadLetter     string `env:"DEAD_LETTER, default=payments.dead-letter" desc:"undecodable or invalid command records"`
 	WalletBalances string `env:"WALLET_BALANCES, default=payments.wallet-balances" desc:"periodic wallet balances"`
 	FPSBanks       string `env:"FPS_BANKS, default=payments.fps-banks" desc:"periodic FPS bank list"`

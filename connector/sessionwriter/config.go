@@ -1,0 +1,103 @@
+package sessionwriter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/codec"
+)
+
+// Decoder decodes an outcome record of either encoding; *codec.Decoder is
+// one.
+type Decoder interface {
+	DecodeRecord(ctx context.Context, value []byte, v codec.Record) error
+}
+
+// Encoder encodes an outcome record for a topic; *codec.Encoder is one.
+type Encoder interface {
+	Encode(ctx context.Context, topic string, rec codec.Record) ([]byte, error)
+}
+
+// Config configures a Writer. Zero durations take the defaults shown.
+type Config struct {
+	// Kafka are the client options (seed brokers, TLS, SASL). Required.
+	Kafka []kgo.Opt
+	// ClientHooks, when set, returns hooks for each transactional client
+	// built (one per session; a client's metrics are unregistered when it
+	// closes).
+	ClientHooks func() []kgo.Hook
+	// GroupID is the writer's consumer group on UpdatesTopic. Required.
+	GroupID string
+	// TransactionalID is this replica's transactional id; it must differ
+	// from every other transactional id of the cluster and stay the same
+	// across the replica's restarts. Required.
+	TransactionalID string
+	// TransactionTimeout is the Kafka transaction timeout. Default 60s.
+	TransactionTimeout time.Duration
+	// UpdatesTopic, SessionsTopic and EventsTopic name the three topics.
+	// Required; they must have the same number of partitions.
+	UpdatesTopic, SessionsTopic, EventsTopic string
+	// EventWindow is how long an event id is remembered: a webhook event
+	// with an id written within it is not written again. Default 24h.
+	EventWindow time.Duration
+	// BatchMaxBytes caps the producer batch of a topic (the topic's
+	// max.message.bytes); nil keeps franz-go's default.
+	BatchMaxBytes func(topic string) int32
+	// Decoder decodes update records and, on a takeover, sessions records.
+	// Required.
+	Decoder Decoder
+	// Encoder encodes webhook events. Required.
+	Encoder Encoder
+	// Clock is the time source. Default time.Now.
+	Clock func() time.Time
+	// Logger. Default slog.Default().
+	Logger *slog.Logger
+	// Registerer receives the metrics; nil registers nothing.
+	Registerer prometheus.Registerer
+}
+
+func (c *Config) defaults() {
+	if c.TransactionTimeout == 0 {
+		c.TransactionTimeout = 60 * time.Second
+	}
+	if c.EventWindow == 0 {
+		c.EventWindow = 24 * time.Hour
+	}
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+}
+
+// Validate reports every invalid field at once.
+func (c Config) Validate() error {
+	var errs []error
+	req := func(ok bool, field string) {
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: required", field))
+		}
+	}
+	req(len(c.Kafka) > 0, "Kafka")
+	req(c.GroupID != "", "GroupID")
+	req(c.TransactionalID != "", "TransactionalID")
+	req(c.UpdatesTopic != "", "UpdatesTopic")
+	req(c.SessionsTopic != "", "SessionsTopic")
+	req(c.EventsTopic != "", "EventsTopic")
+	req(c.Decoder != nil, "Decoder")
+	req(c.Encoder != nil, "Encoder")
+	if c.TransactionTimeout < 0 {
+		errs = append(errs, fmt.Errorf("TransactionTimeout: %s is negative", c.TransactionTimeout))
+	}
+	if c.EventWindow < 0 {
+		errs = append(errs, fmt.Errorf("EventWindow: %s is negative", c.EventWindow))
+	}
+	return errors.Join(errs...)
+}

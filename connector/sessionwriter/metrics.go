@@ -1,0 +1,49 @@
+package sessionwriter
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+type metrics struct {
+	updates      *prometheus.CounterVec
+	events       *prometheus.CounterVec
+	transactions *prometheus.CounterVec
+	takeovers    prometheus.Histogram
+}
+
+func newMetrics(reg prometheus.Registerer, x *index) (*metrics, error) {
+	m := &metrics{
+		updates: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paysession_session_writer_updates_total",
+			Help: "Session updates by result: written (newer), republished (as new, a warning), older (dropped), unreadable (dropped).",
+		}, []string{"result"}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paysession_session_writer_webhook_events_total",
+			Help: "Webhook updates by result: written, or duplicate (event id already written within the event window).",
+		}, []string{"result"}),
+		transactions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paysession_session_writer_transactions_total",
+			Help: "Session writer transactions by result: commit, abort, unknown.",
+		}, []string{"result"}),
+		takeovers: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "paysession_session_writer_takeover_seconds",
+			Help:    "Time to read a newly owned partition's sessions and recent webhook events before writing it.",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2, 14),
+		}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	known := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "paysession_session_writer_sessions",
+		Help: "Sessions whose last written version this replica holds (those of its owned partitions).",
+	}, func() float64 { return float64(x.sessions()) })
+	for _, c := range []prometheus.Collector{m.updates, m.events, m.transactions, m.takeovers, known} {
+		if err := reg.Register(c); err != nil {
+			return nil, errors.Join(errors.New("session writer metrics"), err)
+		}
+	}
+	return m, nil
+}

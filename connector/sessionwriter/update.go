@@ -1,0 +1,47 @@
+package sessionwriter
+
+import (
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Header keys of an update record. The first two are copied onto what the
+// writer derives from it; HeaderRepublish is the writer's own and is not.
+const (
+	// HeaderEventID carries a webhook's event id (SHA-256 of its body): the
+	// writer also derives a webhook event, once per event id.
+	HeaderEventID = "paysession-event-id"
+	// HeaderWebhookType carries the webhook's type.
+	HeaderWebhookType = "paysession-webhook-type"
+	// HeaderRepublish, with any value, asks that the state be written even
+	// when it is only as new as the last one (never when it is older): the
+	// reconciler's deadline warning and stale marker re-send a known state
+	// with their own headers.
+	HeaderRepublish = "paysession-republish"
+)
+
+// Update returns the update record proposing the encoded session state
+// value for session id. headers are carried onto the sessions record.
+func Update(topic, sessionID string, value []byte, headers ...kgo.RecordHeader) *kgo.Record {
+	return &kgo.Record{Topic: topic, Key: []byte(sessionID), Value: value, Headers: headers}
+}
+
+// header returns the value of the first header named key.
+func header(r *kgo.Record, key string) (string, bool) {
+	for _, h := range r.Headers {
+		if h.Key == key {
+			return string(h.Value), true
+		}
+	}
+	return "", false
+}
+
+// carried returns r's headers without the writer's own.
+func carried(r *kgo.Record) []kgo.RecordHeader {
+	out := make([]kgo.RecordHeader, 0, len(r.Headers))
+	for _, h := range r.Headers {
+		if h.Key != HeaderRepublish {
+			out = append(out, h)
+		}
+	}
+	return out
+}

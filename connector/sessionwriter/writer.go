@@ -1,0 +1,341 @@
+package sessionwriter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Writer derives the sessions and webhook-events topics from the
+// session-updates topic, one partition owner at a time (see the package
+// documentation).
+type Writer struct {
+	cfg     Config
+	log     *slog.Logger
+	metrics *metrics
+	index   *index
+	session atomic.Pointer[kgo.GroupTransactSession]
+
+	mu      sync.Mutex
+	pending map[int32]bool // assigned partitions not yet taken over
+	joined  bool
+	wake    chan struct{} // an assignment interrupts the poll, to take over at once
+}
+
+// New validates cfg and returns a Writer; it connects nothing until Run.
+func New(cfg Config) (*Writer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("session writer config: %w", err)
+	}
+	cfg.defaults()
+	x := newIndex()
+	m, err := newMetrics(cfg.Registerer, x)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{cfg: cfg, log: cfg.Logger, metrics: m, index: x, pending: map[int32]bool{}, wake: make(chan struct{}, 1)}, nil
+}
+
+// Ready is a readiness check: nil once the writer joined its group and took
+// over every partition it was assigned, so updates of its partitions reach
+// the sessions topic.
+func (w *Writer) Ready(context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.joined {
+		return fmt.Errorf("session writer: group %s not joined yet", w.cfg.GroupID)
+	}
+	if n := len(w.pending); n > 0 {
+		return fmt.Errorf("session writer: %d partitions of %s still being taken over", n, w.cfg.SessionsTopic)
+	}
+	return nil
+}
+
+// Run writes until ctx ends. A transaction whose end is unknown, or a
+// session that cannot start (no broker answers), rebuilds the Kafka
+// session after a pause; only invalid options end Run with an error.
+func (w *Writer) Run(ctx context.Context) error {
+	wait := time.Second
+	for {
+		s, err := w.newSession()
+		if err == nil {
+			w.session.Store(s)
+			err = w.runSession(ctx, s)
+			w.session.Store(nil)
+			s.Close()
+			w.index.dropAll()
+			w.mu.Lock()
+			w.joined = false
+			clear(w.pending)
+			w.mu.Unlock()
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if errors.Is(err, errOptions) {
+			return err
+		}
+		w.log.Warn("session writer rebuilding its kafka session", slog.Any("error", err), slog.Duration("retry_in", wait))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 10*time.Second)
+	}
+}
+
+var errOptions = errors.New("invalid kafka options")
+
+func (w *Writer) newSession() (*kgo.GroupTransactSession, error) {
+	opts := append([]kgo.Opt{}, w.cfg.Kafka...)
+	opts = append(opts,
+		kgo.ConsumerGroup(w.cfg.GroupID),
+		kgo.ConsumeTopics(w.cfg.UpdatesTopic),
+		kgo.TransactionalID(w.cfg.TransactionalID),
+		kgo.TransactionTimeout(w.cfg.TransactionTimeout),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.OnPartitionsAssigned(w.onAssigned),
+		kgo.OnPartitionsRevoked(w.onLoss),
+		kgo.OnPartitionsLost(w.onLoss),
+	)
+	if w.cfg.BatchMaxBytes != nil {
+		opts = append(opts, kgo.ProducerBatchMaxBytesFn(w.cfg.BatchMaxBytes))
+	}
+	if w.cfg.ClientHooks != nil {
+		opts = append(opts, kgo.WithHooks(w.cfg.ClientHooks()...))
+	}
+	s, err := kgo.NewGroupTransactSession(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("session writer: %w: %w", errOptions, err)
+	}
+	// Fence a previous incarnation with the same transactional id (and
+	// abort its open transaction) before joining, so the offset fetch does
+	// not wait for that transaction to time out.
+	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.TransactionTimeout)
+	defer cancel()
+	if _, _, err := s.Client().ProducerID(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("session writer: init producer id: %w", err)
+	}
+	return s, nil
+}
+
+func (w *Writer) onAssigned(_ context.Context, _ *kgo.Client, assigned map[string][]int32) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.joined = true
+	for _, p := range assigned[w.cfg.UpdatesTopic] {
+		w.pending[p] = true
+	}
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	w.log.Info("session writer partitions assigned", slog.Any("partitions", assigned[w.cfg.UpdatesTopic]))
+}
+
+func (w *Writer) onLoss(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
+	ps := lost[w.cfg.UpdatesTopic]
+	w.index.drop(ps...)
+	w.mu.Lock()
+	for _, p := range ps {
+		delete(w.pending, p)
+	}
+	w.mu.Unlock()
+	w.log.Info("session writer partitions released", slog.Any("partitions", ps))
+}
+
+// runSession polls updates and writes what they derive, one transaction
+// per poll, until ctx ends or a transaction's end is unknown.
+func (w *Writer) runSession(ctx context.Context, s *kgo.GroupTransactSession) error {
+	for {
+		if err := w.takeOverPending(ctx); err != nil {
+			return err
+		}
+		fs := w.poll(ctx, s)
+		if ctx.Err() != nil {
+			return nil
+		}
+		fs.EachError(func(topic string, p int32, err error) {
+			if errors.Is(err, context.Canceled) {
+				return // interrupted by an assignment
+			}
+			w.log.Warn("session writer fetch failed", slog.String("topic", topic), slog.Int("partition", int(p)), slog.Any("error", err))
+		})
+		recs := fs.Records()
+		if len(recs) == 0 {
+			continue
+		}
+		if err := w.takeOverPending(ctx); err != nil {
+			return err
+		}
+		if err := w.transact(ctx, s, recs); err != nil {
+			return err
+		}
+	}
+}
+
+// poll polls updates until some arrive, ctx ends or partitions are
+// assigned: a partition is taken over (and the writer ready) without
+// waiting for traffic.
+func (w *Writer) poll(ctx context.Context, s *kgo.GroupTransactSession) kgo.Fetches {
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	polled := make(chan struct{})
+	defer close(polled)
+	go func() {
+		select {
+		case <-w.wake:
+			cancel()
+		case <-polled:
+		}
+	}()
+	return s.PollFetches(pctx)
+}
+
+// takeOverPending reads every assigned partition not taken over yet.
+func (w *Writer) takeOverPending(ctx context.Context) error {
+	w.mu.Lock()
+	var ps []int32
+	for p := range w.pending {
+		ps = append(ps, p)
+	}
+	w.mu.Unlock()
+	for _, p := range ps {
+		part, err := w.takeOver(ctx, p)
+		if err != nil {
+			return fmt.Errorf("take over partition %d: %w", p, err)
+		}
+		w.mu.Lock()
+		if w.pending[p] { // still ours
+			delete(w.pending, p)
+			w.index.set(p, part)
+		}
+		w.mu.Unlock()
+		w.log.Info("session writer took over a partition", slog.Int("partition", int(p)),
+			slog.Int("sessions", len(part.versions)), slog.Int("event_ids", len(part.events)))
+	}
+	return nil
+}
+
+// transact writes what one poll's updates derive, and commits them with
+// the updates' offsets. An abort takes the index changes back (the updates
+// are consumed again); an unknown end returns an error, and the session is
+// rebuilt with every partition read again.
+func (w *Writer) transact(ctx context.Context, s *kgo.GroupTransactSession, recs []*kgo.Record) error {
+	if err := s.Begin(); err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	var (
+		j       journal
+		out     []*kgo.Record
+		counts  = map[string]int{}
+		written int
+		dupes   int
+		err     error
+	)
+	w.index.expire(w.cfg.Clock().Add(-w.cfg.EventWindow))
+	for _, r := range recs {
+		part := w.index.get(r.Partition)
+		if part == nil {
+			// Revoked since the poll: the transaction aborts below.
+			err = fmt.Errorf("partition %d no longer owned", r.Partition)
+			break
+		}
+		var d derived
+		if d, err = w.derive(ctx, r, part, &j); err != nil {
+			break
+		}
+		counts[d.result]++
+		for _, o := range []*kgo.Record{d.state, d.event} {
+			if o != nil {
+				out = append(out, o)
+			}
+		}
+		if d.event != nil {
+			written++
+		}
+		if d.dupe {
+			dupes++
+		}
+	}
+	if err == nil {
+		err = w.produce(ctx, s, out)
+	}
+	endCtx, cancel := context.WithTimeout(context.Background(), w.cfg.TransactionTimeout)
+	defer cancel()
+	committed, endErr := s.End(endCtx, kgo.TransactionEndTry(err == nil))
+	switch {
+	case endErr != nil:
+		w.metrics.transactions.WithLabelValues("unknown").Inc()
+		return fmt.Errorf("end transaction: %w", endErr)
+	case !committed:
+		j.undo()
+		w.metrics.transactions.WithLabelValues("abort").Inc()
+		w.log.Warn("session writer transaction aborted; its updates are read again", slog.Int("updates", len(recs)), slog.Any("error", err))
+		return nil
+	}
+	w.metrics.transactions.WithLabelValues("commit").Inc()
+	for result, n := range counts {
+		w.metrics.updates.WithLabelValues(result).Add(float64(n))
+	}
+	w.metrics.events.WithLabelValues("written").Add(float64(written))
+	w.metrics.events.WithLabelValues("duplicate").Add(float64(dupes))
+	return nil
+}
+
+// produce writes recs into the open transaction and waits for every
+// acknowledgement.
+func (w *Writer) produce(ctx context.Context, s *kgo.GroupTransactSession, recs []*kgo.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, w.cfg.TransactionTimeout/2)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	for _, r := range recs {
+		wg.Add(1)
+		s.Produce(pctx, r, func(r *kgo.Record, err error) {
+			defer wg.Done()
+			if err != nil {
+				mu.Lock()
+				if first == nil {
+					first = fmt.Errorf("produce to %s: %w", r.Topic, err)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	if err := s.Client().Flush(pctx); err != nil {
+		wg.Wait()
+		return errors.Join(first, fmt.Errorf("flush: %w", err))
+	}
+	wg.Wait()
+	return first
+}
+
+// Partitions returns the partitions this writer owns and has taken over,
+// in order: those it writes now.
+func (w *Writer) Partitions() []int32 {
+	w.index.mu.Lock()
+	defer w.index.mu.Unlock()
+	ps := make([]int32, 0, len(w.index.parts))
+	for p := range w.index.parts {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	return ps
+}

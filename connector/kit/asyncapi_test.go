@@ -194,19 +194,26 @@ func TestAsyncAPIHeadersAreTheCodes(t *testing.T) {
 			t.Errorf("header %s is described but the connector writes no such header", h)
 		}
 	}
-	pairs := map[string]string{
-		kit.HeaderEventID: ingress.HeaderEventID, kit.HeaderWebhookType: ingress.HeaderWebhookType,
-		kit.HeaderWarning: reconcile.HeaderWarning, kit.HeaderConfirmDeadline: reconcile.HeaderConfirmDeadline,
-		kit.HeaderAgeFrom: reconcile.HeaderAgeFrom, kit.HeaderError: pipeline.HeaderError,
-		kit.HeaderErrorField: pipeline.HeaderErrorField, kit.HeaderErrorCode: pipeline.HeaderErrorCode,
-		kit.HeaderKind: pipeline.HeaderKind, kit.HeaderDeadLetterValue: pipeline.HeaderDeadLetterValue,
-		kit.HeaderDeadLetterOriginalSize: pipeline.HeaderDeadLetterOriginalSize,
-		kit.HeaderRecordTime:             pipeline.HeaderRecordTime, kit.HeaderRedrive: pipeline.HeaderRedrive,
-		kit.WarningConfirmDeadline: reconcile.WarningConfirmDeadline, kit.WarningStale: reconcile.WarningStale,
+	pairs := [][2]string{ // {the kit's name, the connector's}
+		{kit.HeaderEventID, ingress.HeaderEventID},
+		{kit.HeaderWebhookType, ingress.HeaderWebhookType},
+		{kit.HeaderWarning, reconcile.HeaderWarning},
+		{kit.HeaderConfirmDeadline, reconcile.HeaderConfirmDeadline},
+		{kit.HeaderAgeFrom, reconcile.HeaderAgeFrom},
+		{kit.WarningConfirmDeadline, reconcile.WarningConfirmDeadline},
+		{kit.WarningStale, reconcile.WarningStale},
+		{kit.HeaderError, pipeline.HeaderError},
+		{kit.HeaderErrorField, pipeline.HeaderErrorField},
+		{kit.HeaderErrorCode, pipeline.HeaderErrorCode},
+		{kit.HeaderKind, pipeline.HeaderKind},
+		{kit.HeaderDeadLetterValue, pipeline.HeaderDeadLetterValue},
+		{kit.HeaderDeadLetterOriginalSize, pipeline.HeaderDeadLetterOriginalSize},
+		{kit.HeaderRecordTime, pipeline.HeaderRecordTime},
+		{kit.HeaderRedrive, pipeline.HeaderRedrive},
 	}
-	for k, c := range pairs {
-		if k != c {
-			t.Errorf("kit says %q, the connector writes %q", k, c)
+	for _, p := range pairs {
+		if p[0] != p[1] {
+			t.Errorf("kit says %q, the connector writes %q", p[0], p[1])
 		}
 	}
 }

@@ -21,6 +21,14 @@ func newAPIClient(cfg *config.Config, o Options) (*payapi.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	extra, err := cfg.ExtraProjects()
+	if err != nil {
+		return nil, err
+	}
+	projects := make([]payapi.Project, 0, len(extra))
+	for _, p := range extra {
+		projects = append(projects, payapi.Project{ID: p.ID, Signer: p.Signer})
+	}
 	hc := o.HTTPClient
 	if hc == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -29,7 +37,7 @@ func newAPIClient(cfg *config.Config, o Options) (*payapi.Client, error) {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	return payapi.New(payapi.Config{BaseURL: cfg.API.BaseURL, Version: cfg.API.Version, Project: cfg.API.Project,
-		Submerchant: cfg.API.Submerchant, Signer: signer, HTTPClient: hc, Logger: o.Logger.With("part", "payapi")})
+		Submerchant: cfg.API.Submerchant, Signer: signer, Projects: projects, HTTPClient: hc, Logger: o.Logger.With("part", "payapi")})
 }
 
 // NewCodecs builds the outcome encoder and the decoder (of commands, and of

@@ -48,7 +48,9 @@ func classify(err error, exhausted, sent bool) verdict {
 	}
 	v := verdict{Code: ae.Code, Description: ae.Description, Field: ae.Field, Rule: ae.Rule}
 	switch {
-	case ae.Code == "invalid_idempotency_key":
+	case ae.Code == payapi.CodeInvalidIdempotencyKey || ae.Code == payapi.CodeUnknownProject:
+		// Refused by the client before sending: the command itself is at
+		// fault (a key the service would refuse, a project with no key).
 		v.Status, v.deadLetter = codec.StatusInvalid, true
 	case exhausted || ae.Retryable:
 		// Out of budget: if any attempt may have reached the service the

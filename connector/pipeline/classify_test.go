@@ -30,6 +30,7 @@ func TestClassify(t *testing.T) {
 		{"unsent last but sent before", apiErr("transport", true, false), true, true, codec.StatusIndeterminate, "transport"},
 		{"malformed answer", apiErr("malformed_response", false, true), false, true, codec.StatusIndeterminate, "malformed_response"},
 		{"client key check", apiErr("invalid_idempotency_key", false, false), false, false, codec.StatusInvalid, "invalid_idempotency_key"},
+		{"project with no key", apiErr("unknown_project", false, false), false, false, codec.StatusInvalid, "unknown_project"},
 		{"decode", &invalidError{Code: "decode_error", Field: "amount", Err: errors.New("bad")}, false, false, codec.StatusInvalid, "decode_error"},
 		{"unknown error sent", errors.New("boom"), false, true, codec.StatusIndeterminate, "internal"},
 	}

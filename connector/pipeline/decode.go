@@ -31,6 +31,12 @@ type command struct {
 	// answersSession: the API's answer normally holds the session (the spec
 	// marks it optional: an answer without one is accepted, state unknown).
 	answersSession bool
+	// token receives the recurring-token state a disable_recurring call
+	// returned, for the command's result (nil for other kinds).
+	token *tokenAnswer
+	// route are the call options of the command's project and submerchant:
+	// a settling status query of its session goes under the same project.
+	route []payapi.CallOption
 }
 
 // invalidError says why a record is invalid: it is never sent, goes to the

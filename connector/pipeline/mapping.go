@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
@@ -25,12 +26,48 @@ var endpoints = map[codec.CommandKind]string{
 // toCommand maps a decoded command to the call that executes it, under the
 // project and submerchant the command names.
 func toCommand(c codec.Command) (*command, error) {
+	cmd := &command{Kind: string(c.Kind()), Endpoint: endpoints[c.Kind()], SessionID: c.SessionRef(),
+		answersSession: !answersNoSession[c.Kind()]}
 	call, err := callFor(c)
 	if err != nil {
 		return nil, err
 	}
-	return &command{Kind: string(c.Kind()), Endpoint: endpoints[c.Kind()], SessionID: c.SessionRef(),
-		call: routed(call, c.Route()), answersSession: !answersNoSession[c.Kind()]}, nil
+	if d, ok := c.(*codec.DisableRecurring); ok {
+		cmd.token = &tokenAnswer{}
+		call = disableRecurring(d.Token, cmd.token)
+	}
+	cmd.call, cmd.route = routed(call, c.Route()), routeOptions(c.Route())
+	return cmd, nil
+}
+
+// tokenAnswer keeps the recurring-token state the last disable_recurring
+// call of a command returned, for the command's result.
+type tokenAnswer struct {
+	mu sync.Mutex
+	t  *payapi.RecurringToken
+}
+
+func (a *tokenAnswer) set(t *payapi.RecurringToken) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.t = t
+}
+
+func (a *tokenAnswer) get() *payapi.RecurringToken {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.t
+}
+
+// disableRecurring disables a token, keeping the answer's token state.
+func disableRecurring(token string, into *tokenAnswer) callFunc {
+	return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {
+		t, err := a.DisableRecurring(ctx, token, o...)
+		if err == nil {
+			into.set(t)
+		}
+		return nil, err
+	}
 }
 
 // routeOptions are the call options of a command's project and submerchant

@@ -160,3 +160,25 @@ func TestMappingRoutesEachCommand(t *testing.T) {
 		t.Fatalf("unknown project: %v", err)
 	}
 }
+
+// TestMappingKeepsTheDisabledToken: a disable_recurring command keeps the
+// token state its call answered, for its result.
+func TestMappingKeepsTheDisabledToken(t *testing.T) {
+	cmd, err := toCommand(&codec.DisableRecurring{Token: "rt_9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cmd.call(context.Background(), tokenAPI{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := cmd.token.get(); got == nil || got.Token != "rt_9" || got.IsActive {
+		t.Fatalf("kept token %+v", got)
+	}
+}
+
+// tokenAPI answers recurrent/disable with the token disabled.
+type tokenAPI struct{ API }
+
+func (tokenAPI) DisableRecurring(_ context.Context, token string, _ ...payapi.CallOption) (*payapi.RecurringToken, error) {
+	return &payapi.RecurringToken{Token: token, IsActive: false}, nil
+}

@@ -21,9 +21,10 @@ type outcome struct {
 	first     time.Time // first attempt (zero when never sent)
 	last      time.Time // last attempt
 	latency   time.Duration
-	session   *payapi.Session // state learned from the response (api_response)
-	polled    *payapi.Session // state from a settling status query (poll)
-	park      *parking        // non-nil: moved to the retry topic, no result yet
+	session   *payapi.Session        // state learned from the response (api_response)
+	polled    *payapi.Session        // state from a settling status query (poll)
+	token     *payapi.RecurringToken // disable_recurring: the token state the answer showed
+	park      *parking               // non-nil: moved to the retry topic, no result yet
 }
 
 // parking says a command goes to the retry topic instead of getting a result.
@@ -60,13 +61,16 @@ func (p *Pipeline) process(ctx context.Context, in *inbound) *outcome {
 		return park(in, retryState{attempts: res.attempts, firstAttempt: res.first, nextAttempt: res.parkAt, sent: res.sent}, false)
 	}
 	out := p.finish(in, start, res)
+	if cmd.token != nil && out.verdict.Status == codec.StatusAccepted {
+		out.token = cmd.token.get()
+	}
 	// An indeterminate outcome, or an accepted one whose answer held no
 	// session (the spec makes it optional), learns the session's state by
 	// one status query. A command that creates a session has no id to ask
 	// by: its state arrives by webhook.
 	unknownState := out.verdict.Status == codec.StatusAccepted && res.session == nil && cmd.answersSession
 	if (out.verdict.Status == codec.StatusIndeterminate || unknownState) && cmd.SessionID != "" {
-		out.polled = p.settle(ctx, cmd.SessionID)
+		out.polled = p.settle(ctx, cmd.SessionID, cmd.route...)
 	}
 	return out
 }
@@ -104,7 +108,7 @@ func (p *Pipeline) expired(ctx context.Context, in *inbound, start time.Time) *o
 		out := p.finish(in, start, callResult{err: errKeyExpiredMaybeSent, exhausted: true, sent: true,
 			attempts: in.retry.attempts, first: in.retry.firstAttempt})
 		if cmd, err := p.decode(ctx, in); err == nil && cmd.SessionID != "" {
-			out.polled = p.settle(ctx, cmd.SessionID)
+			out.polled = p.settle(ctx, cmd.SessionID, cmd.route...)
 		}
 		return out
 	}
@@ -163,11 +167,11 @@ func (p *Pipeline) waitUntil(ctx context.Context, t time.Time) bool {
 
 // settle asks the service once for the session's state after an
 // indeterminate outcome, so downstream sees what actually happened.
-func (p *Pipeline) settle(ctx context.Context, sessionID string) *payapi.Session {
+func (p *Pipeline) settle(ctx context.Context, sessionID string, route ...payapi.CallOption) *payapi.Session {
 	if ctx.Err() != nil {
 		return nil
 	}
-	s, err := p.api.Status(ctx, sessionID)
+	s, err := p.api.Status(ctx, sessionID, route...)
 	if err != nil {
 		var ae *payapi.Error
 		if !errors.As(err, &ae) || ae.Code != "repository_record_not_found" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
 )
@@ -40,6 +41,9 @@ func resultOf(out *outcome, now time.Time, apiVersion int) *codec.CommandResult 
 	if apiVersion > 0 {
 		v := int32(apiVersion)
 		r.APIVersion = &v
+	}
+	if out.token != nil {
+		r.RecurringToken = sessionstate.RecurringToken(out.token)
 	}
 	return r
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/payapi"
 )
 
 func TestRetryRecordRoundTrip(t *testing.T) {
@@ -68,3 +69,16 @@ func TestResultOf(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestResultOfDisableRecurring: a disable_recurring result carries the
+// token state the API answered.
+func TestResultOfDisableRecurring(t *testing.T) {
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	in := newInbound(&kgo.Record{Topic: "t", Key: []byte("key-1"), Timestamp: now}, "disable_recurring", false)
+	off := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	got := resultOf(&outcome{in: in, verdict: verdict{Status: codec.StatusAccepted},
+		token: &payapi.RecurringToken{Token: "rt_1", IsActive: false, CreatedAt: now, FinishedAt: &off}}, now, 1)
+	if rt := got.RecurringToken; rt == nil || rt.Token != "rt_1" || rt.IsActive || !rt.FinishedAt.Equal(off) || !rt.CreatedAt.Equal(now) {
+		t.Fatalf("recurring_token %+v", got.RecurringToken)
+	}
+}

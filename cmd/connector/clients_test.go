@@ -156,3 +156,24 @@ func readN(t *testing.T, cl *kgo.Client, topic string, n int) []*kgo.Record {
 	}
 	return got
 }
+
+// TestHelpListsProduceAndTail: the new subcommands are in connector --help,
+// and each explains its flags.
+func TestHelpListsProduceAndTail(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"--help"}, func(string) string { return "" }, &out, &errOut); code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	help := out.String()
+	for _, want := range []string{"produce", "tail"} {
+		if !strings.Contains(help, "  "+want+" ") {
+			t.Errorf("--help does not list %s:\n%s", want, help)
+		}
+		out.Reset()
+		errOut.Reset()
+		if code := run(context.Background(), []string{want, "-h"}, func(string) string { return "" }, &out, &errOut); code != exitUsage ||
+			!strings.Contains(errOut.String(), "Usage: connector "+want) {
+			t.Errorf("%s -h: exit %d\n%s", want, code, errOut.String())
+		}
+	}
+}

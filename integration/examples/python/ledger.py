@@ -9,7 +9,8 @@ Uses confluent-kafka (librdkafka) and fastavro only, with the .avsc files of sch
   consume: reads the command results and session states with isolation.level=read_committed
            (the connector writes them in transactions), decoding each value by its first byte:
            0x00 = Confluent wire format (writer schema fetched from the registry by id and
-           resolved against the reader .avsc), 0xC3 0x01 = single-object. Keeps the newest state
+           resolved against the reader .avsc), 0xC3 0x01 = single-object (the fingerprint names
+           the current .avsc or a released version under history/). Keeps the newest state
            per session (updated_at, then status rank), waits until every expected key has its
            result and a final session state, prints one JSON line per key and checks it: status
            accepted, amount, card last 4 digits, no full card number. Exit 0 when all passed.
@@ -80,16 +81,31 @@ class Registry:
         return self.cache[schema_id]
 
 
-def decoder(reader_raw, reader, registry):
-    header = soe_header(reader_raw)
+def writers(schema_dir, name, reader_raw, reader):
+    """Single-object headers of the current schema and of every released version (history/)."""
+    out = {soe_header(reader_raw): reader}
+    history = os.path.join(schema_dir, "history", name)
+    for fn in sorted(os.listdir(history)) if os.path.isdir(history) else []:
+        if fn.endswith(".avsc"):
+            with open(os.path.join(history, fn)) as f:
+                raw = json.load(f)
+            out.setdefault(soe_header(raw), fastavro.parse_schema(raw, named_schemas={}))
+    return out
+
+
+def decoder(schema_dir, name, registry):
+    """Decodes values of schema name written in either form, with any released writer schema."""
+    reader_raw, reader = load_schema(schema_dir, name)
+    by_header = writers(schema_dir, name, reader_raw, reader)
 
     def decode(value):
         if value[:1] == b"\x00":
             (schema_id,) = struct.unpack(">I", value[1:5])
             return fastavro.schemaless_reader(io.BytesIO(value[5:]), registry.writer(schema_id), reader)
-        if value[:10] == header:
-            return fastavro.schemaless_reader(io.BytesIO(value[10:]), reader, reader)
-        raise ValueError("not a value of the current schema, first bytes %r" % value[:10])
+        writer = by_header.get(value[:10])
+        if writer is None:
+            raise ValueError("not a single-object value of %s, first bytes %r" % (name, value[:10]))
+        return fastavro.schemaless_reader(io.BytesIO(value[10:]), writer, reader)
     return decode
 
 
@@ -107,8 +123,8 @@ def newer(a, b):
 
 def consume(args):
     registry = Registry(args.registry) if args.registry else None
-    dec_result = decoder(*load_schema(args.schemas, "command_result"), registry)
-    dec_state = decoder(*load_schema(args.schemas, "session_state"), registry)
+    dec_result = decoder(args.schemas, "command_result", registry)
+    dec_state = decoder(args.schemas, "session_state", registry)
     expect = {k: int(a) for k, a in (e.split("=") for e in args.expect)}
     consumer = Consumer({
         "bootstrap.servers": args.brokers,

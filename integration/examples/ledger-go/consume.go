@@ -30,7 +30,7 @@ type Consumer struct {
 // webhook events topics, in consumer group cfg.Group, read_committed.
 func NewConsumer(cfg Config) (*Consumer, error) {
 	if len(cfg.Brokers) == 0 || cfg.Group == "" {
-		return nil, errors.New("Brokers and Group are required")
+		return nil, errors.New("brokers and group are required")
 	}
 	var reg *sr.Client
 	if cfg.Registry != "" {

@@ -180,9 +180,9 @@ func javaLibs(t testing.TB) string {
 	mvn := need(t, "mvn")
 	need(t, "java")
 	dir := filepath.Join(root(t), "integration", "examples", "java")
-	pom, settings := filepath.Join(dir, "pom.xml"), filepath.Join(dir, "settings.xml")
-	return cached(t, filepath.Join(cacheDir(t), "java-libs"), hashFiles(t, pom, settings), func(tmp string) {
-		run(t, command{name: mvn, args: []string{"-q", "-B", "-s", settings, "-f", pom, "dependency:copy-dependencies",
+	pom := filepath.Join(dir, "pom.xml")
+	return cached(t, filepath.Join(cacheDir(t), "java-libs"), hashFiles(t, pom), func(tmp string) {
+		run(t, command{name: mvn, args: []string{"-q", "-B", "-f", pom, "dependency:copy-dependencies",
 			"-DincludeScope=runtime", "-DoutputDirectory=" + tmp}, limit: 10 * time.Minute})
 	})
 }

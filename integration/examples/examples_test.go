@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,6 +45,44 @@ func TestAsyncAPIDocumentIsValid(t *testing.T) {
 	}
 	if len(res.Channels) < 20 {
 		t.Fatalf("the parser saw %d channels: %v", len(res.Channels), res.Channels)
+	}
+}
+
+// TestAsyncAPIValidatorRejectsABrokenDocument: the same validator fails on
+// a document whose payload names a missing .avsc and on one whose operation
+// names a missing channel, so a broken document fails make test.
+func TestAsyncAPIValidatorRejectsABrokenDocument(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs the AsyncAPI parser with npm")
+	}
+	validator := asyncAPIValidator(t)
+	doc, err := os.ReadFile(filepath.Join(root(t), "schemas", "asyncapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, from, to, want string }{
+		{"missing avsc", "$ref: './capture.avsc'", "$ref: './no-such.avsc'", "no-such.avsc"},
+		{"missing channel", "$ref: '#/channels/commandResults'\n", "$ref: '#/channels/noSuchChannel'\n", "noSuchChannel"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(string(doc), tt.from) {
+				t.Fatalf("the document has no %q to break", tt.from)
+			}
+			dir := t.TempDir()
+			avsc, _ := filepath.Glob(filepath.Join(root(t), "schemas", "*.avsc"))
+			for _, f := range avsc {
+				copyFile(t, f, filepath.Join(dir, filepath.Base(f)))
+			}
+			broken := filepath.Join(dir, "asyncapi.yaml")
+			if err := os.WriteFile(broken, []byte(strings.Replace(string(doc), tt.from, tt.to, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, _, err := start(command{name: need(t, "node"), args: []string{filepath.Join(validator, "validate.mjs"), "--strict", broken}})
+			if err == nil || !strings.Contains(out, "INVALID") || !strings.Contains(out, tt.want) {
+				t.Fatalf("validator on a broken document: %v\n%s", err, out)
+			}
+		})
 	}
 }
 

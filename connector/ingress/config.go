@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -31,8 +32,20 @@ const (
 // Config configures an Ingress. Zero durations and sizes take the defaults
 // shown.
 type Config struct {
-	// Path is the URL path served; other paths get 404. Default "/webhooks".
+	// Path is the URL path of the default project's webhooks; other paths
+	// than it and the project paths below get 404. Default "/webhooks".
 	Path string
+	// DefaultProject is the connector's default partner project
+	// (PAYSESSION_API_PROJECT). Optional: when set, Path + "/" +
+	// DefaultProject is served too, as Path.
+	DefaultProject string
+	// Projects are the further partner projects (PAYSESSION_API_EXTRA_PROJECTS).
+	// A webhook names no project (the service sends one URL per project),
+	// so each project's webhooks arrive at their own path, Path + "/" + id,
+	// and their session states name that project (SessionState.Project):
+	// the reconciler polls such a session under it. States of webhooks at
+	// Path name none (the default project).
+	Projects []string
 	// Verifier checks X-PARTNER-SIGN; build it with signing.NewRSAVerifier
 	// and every current service public key (rotation). Required.
 	Verifier signing.Verifier
@@ -108,6 +121,19 @@ func (c Config) Validate() error {
 	add := errs.Add
 	if c.Path != "" && !strings.HasPrefix(c.Path, "/") {
 		add("Path", "%q must start with /", c.Path)
+	}
+	seen := map[string]bool{c.DefaultProject: true}
+	for i, id := range c.Projects {
+		switch {
+		case id == "" || strings.ContainsAny(id, "/?#%"):
+			add(fmt.Sprintf("Projects[%d]", i), "%q is not one segment of a URL path", id)
+		case seen[id]:
+			add(fmt.Sprintf("Projects[%d]", i), "%q is named twice (or is DefaultProject)", id)
+		}
+		seen[id] = true
+	}
+	if strings.ContainsAny(c.DefaultProject, "/?#%") {
+		add("DefaultProject", "%q is not one segment of a URL path", c.DefaultProject)
 	}
 	if c.Verifier == nil {
 		add("Verifier", "required")

@@ -5,6 +5,11 @@
 // derives the webhook-events record (once per event id) and the sessions
 // record (only when it moves the session forward) from it.
 //
+// One connector serves several partner projects, and a webhook names none:
+// the default project's webhooks arrive at Path, each further project's at
+// Path + "/" + its id (projects.go), and the state proposed names the
+// project of its path, so that the reconciler polls the session under it.
+//
 // Data path: HTTP request → method, content type, shape of X-PARTNER-SIGN
 // (one header, Base64 of an RSA signature's length) and a free slot of
 // MaxInFlight, all before the body is read → body up to MaxBodyBytes →

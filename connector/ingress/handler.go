@@ -21,7 +21,7 @@ import (
 // in flight) is judged before the body is read, so traffic that will be
 // refused costs neither memory nor a body read.
 func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	sig, code, verdict := in.precheck(r)
+	sig, project, code, verdict := in.precheck(r)
 	if code != 0 {
 		in.reject(w, code, "none", verdict)
 		return
@@ -62,31 +62,34 @@ func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.cfg.Logger.Debug("webhook time field unreadable; left unset", slog.String("session_id", wh.Session.ID),
 			slog.String("field", f))
 	}
+	wh.Project = project
 	sum := sha256.Sum256(body)
 	in.accept(w, r, wh, hex.EncodeToString(sum[:]))
 }
 
 // precheck checks path, method, content type and the signature header's
-// shape before the body is read, and returns the signature.
-func (in *Ingress) precheck(r *http.Request) (sig string, code int, verdict string) {
-	if r.URL.Path != in.cfg.Path {
-		return "", http.StatusNotFound, verdictNotFound
+// shape before the body is read, and returns the signature and the project
+// the path names (nil: the default project).
+func (in *Ingress) precheck(r *http.Request) (sig string, project *string, code int, verdict string) {
+	project, ok := in.paths[r.URL.Path]
+	if !ok {
+		return "", nil, http.StatusNotFound, verdictNotFound
 	}
 	if r.Method != http.MethodPost {
-		return "", http.StatusMethodNotAllowed, verdictBadMethod
+		return "", nil, http.StatusMethodNotAllowed, verdictBadMethod
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return "", http.StatusUnsupportedMediaType, verdictBadContentType
+		return "", nil, http.StatusUnsupportedMediaType, verdictBadContentType
 	}
 	sig, err = signatureShape(r.Header)
 	if err != nil {
 		// Debug only: unsigned traffic is counted by the requests metric,
 		// and a flood of it must not flood the log too.
 		in.cfg.Logger.Debug("webhook refused before its body", slog.String("remote", r.RemoteAddr), slog.Any("error", err))
-		return "", http.StatusUnauthorized, verdictBadSignature
+		return "", nil, http.StatusUnauthorized, verdictBadSignature
 	}
-	return sig, 0, ""
+	return sig, project, 0, ""
 }
 
 // accept publishes a verified webhook, or waits for an earlier delivery of

@@ -12,6 +12,7 @@ import (
 // connector's HTTP server; Run ties its lifetime to a context.
 type Ingress struct {
 	cfg        Config
+	paths      map[string]*string // served URL path → its project (nil: the default)
 	metrics    *metrics
 	deliveries *deliveries
 
@@ -37,11 +38,12 @@ func New(cfg Config) (*Ingress, error) {
 		return nil, fmt.Errorf("webhook ingress metrics: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Ingress{cfg: cfg, metrics: m, deliveries: d, baseCtx: ctx, cancel: cancel,
+	return &Ingress{cfg: cfg, paths: projectPaths(cfg), metrics: m, deliveries: d, baseCtx: ctx, cancel: cancel,
 		slots: make(chan struct{}, cfg.MaxInFlight)}, nil
 }
 
-// Path returns the URL path the ingress serves.
+// Path returns the URL path of the default project's webhooks; each
+// further project's are at ProjectPath.
 func (in *Ingress) Path() string { return in.cfg.Path }
 
 // Run blocks until ctx ends, then stops the ingress gracefully (see

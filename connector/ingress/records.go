@@ -27,6 +27,9 @@ type webhook struct {
 	// DroppedFields names secondary time fields that could not be read and
 	// were left unset (payapi.Webhook.DroppedFields).
 	DroppedFields []string
+	// Project is the partner project whose path the webhook arrived at
+	// (nil: the default project).
+	Project *string
 }
 
 // parse parses a verified body strictly: type and session.id are required,
@@ -54,11 +57,13 @@ const (
 )
 
 // build returns the update record of a webhook: its session state (source
-// webhook), keyed by session id, with the event id and type as headers.
+// webhook, naming the project of the path it arrived at), keyed by session
+// id, with the event id and type as headers.
 func (in *Ingress) build(ctx context.Context, wh *webhook, eventID string, received time.Time) (*kgo.Record, error) {
 	state := sessionstate.FromAPI(&wh.Session, string(codec.SourceWebhook), received, wh.Version)
 	typ := wh.Type
 	state.WebhookType = &typ
+	state.Project = wh.Project
 	v, err := in.cfg.Encoder.Encode(ctx, in.cfg.UpdatesTopic, state)
 	if err != nil {
 		return nil, fmt.Errorf("encode session state: %w", err)

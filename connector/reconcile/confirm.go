@@ -61,7 +61,7 @@ func (r *Reconciler) confirm(ctx context.Context, t task) (bool, error) {
 	}
 	r.metrics.polls.WithLabelValues("before_confirm").Inc()
 	log := r.log.With(slog.String("session_id", t.id), slog.Any("operation_ids", targets), slog.String("idempotency_key", key))
-	resp, cerr := r.cfg.API.Confirm(ctx, t.id, payapi.WithIdempotencyKey(key))
+	resp, cerr := r.cfg.API.Confirm(ctx, t.id, append(t.route(), payapi.WithIdempotencyKey(key))...)
 	var answer *codec.SessionState
 	if cerr == nil && resp != nil {
 		answer = sessionstate.FromAPI(resp, string(codec.SourceAPIResponse), r.cfg.Clock.Now(), r.cfg.APIVersion)

@@ -14,6 +14,7 @@ type entry struct {
 	partition int32
 	version   sessionstate.Version
 	state     *codec.SessionState
+	project   *string // the partner project of the session (nil: unknown, the default), kept across states
 
 	born         time.Time // what its age counts from: the earliest of created_at and every observed_at read
 	stale        bool      // older than MaxAge and marked so on the topic: never due again
@@ -41,6 +42,7 @@ type task struct {
 	partition int32
 	act       action
 	state     *codec.SessionState
+	project   *string // the session's partner project: every call and state of the task names it
 	deadline  time.Time
 	born      time.Time
 }
@@ -61,6 +63,13 @@ func newPendingSet(policy ConfirmPolicy, quiet, maxAge time.Duration) *pendingSe
 
 // apply records a state read from the topic or just published, when it is
 // newer than what the set holds. It reports whether it was.
+//
+// The session's project is kept apart from its state: a session lives in
+// one project for ever, but a state may not name it (one written before
+// states named projects, or proposed by a part that did not know it) and
+// the session writer writes the newest state as it came. So a project, once
+// read in any state of the session, older ones too, stays until a state
+// names another.
 func (p *pendingSet) apply(st *codec.SessionState, partition int32) bool {
 	v := sessionstate.VersionOf(st)
 	p.mu.Lock()
@@ -75,6 +84,9 @@ func (p *pendingSet) apply(st *codec.SessionState, partition int32) bool {
 		created = *st.Session.CreatedAt
 	}
 	e.born = earliest(e.born, st.ObservedAt, created)
+	if st.Project != nil && *st.Project != "" && (e.project == nil || sessionstate.Newer(v, e.version)) {
+		e.project = st.Project
+	}
 	if ok && !sessionstate.Newer(v, e.version) {
 		e.partition = partition
 		return false
@@ -198,7 +210,7 @@ func (p *pendingSet) due(now time.Time, limit int) []task {
 		if e.busy || e.stale {
 			continue
 		}
-		t := task{id: e.id, partition: e.partition, state: e.state, born: e.born}
+		t := task{id: e.id, partition: e.partition, state: e.state, project: e.project, born: e.born}
 		switch {
 		case p.policy.AutoConfirms(&e.state.Session) && !now.Before(e.nextPoll.Add(-p.quiet)) &&
 			e.answered != confirmKey(e.id, confirmTargets(&e.state.Session)):

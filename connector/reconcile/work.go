@@ -32,6 +32,16 @@ const (
 	HeaderAgeFrom = "paysession-age-from" // RFC 3339, UTC
 )
 
+// route returns the call options of the task's session: its partner
+// project, when one is known (a session is found under its own project
+// only); none for the default project.
+func (t task) route() []payapi.CallOption {
+	if t.project == nil {
+		return nil
+	}
+	return []payapi.CallOption{payapi.WithProject(*t.project)}
+}
+
 // IsStaleMarker reports whether a sessions record carries the stale marker.
 func IsStaleMarker(headers []kgo.RecordHeader) bool {
 	for _, h := range headers {
@@ -74,10 +84,10 @@ func (r *Reconciler) poll(ctx context.Context, t task) (bool, error) {
 	return r.publishPolled(ctx, t, s)
 }
 
-// status calls session/status; a session the service does not know is
-// forgotten.
+// status calls session/status under the session's project; a session the
+// service does not know is forgotten.
 func (r *Reconciler) status(ctx context.Context, t task) (*payapi.Session, error) {
-	s, err := r.cfg.API.Status(ctx, t.id)
+	s, err := r.cfg.API.Status(ctx, t.id, t.route()...)
 	if err != nil {
 		var perr *payapi.Error
 		if errors.As(err, &perr) && perr.Code == payapi.CodeRecordNotFound {
@@ -143,8 +153,14 @@ func (r *Reconciler) markStale(ctx context.Context, t task) (bool, error) {
 // publish proposes st to the session writer when it is newer than the
 // state read from the sessions topic (or, with force, when it is at least
 // as new: the writer then writes it again, with headers) and records it in
-// the pending set once Kafka took it.
+// the pending set once Kafka took it. The state names the session's
+// project, so the topic keeps it for the next reader.
 func (r *Reconciler) publish(ctx context.Context, t task, st *codec.SessionState, force bool, headers []kgo.RecordHeader) (bool, error) {
+	if st.Project == nil && t.project != nil {
+		named := *st
+		named.Project = t.project
+		st = &named
+	}
 	v := sessionstate.VersionOf(st)
 	if t.state != nil && !sessionstate.Newer(v, sessionstate.VersionOf(t.state)) &&
 		(!force || sessionstate.Newer(sessionstate.VersionOf(t.state), v)) {

@@ -179,8 +179,8 @@ func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encod
 	if err != nil {
 		return err
 	}
-	c.ingress, err = ingress.New(ingress.Config{Path: cfg.Webhook.Path, Verifier: verifier, Producer: c.producer,
-		Encoder: enc, UpdatesTopic: cfg.Topics.SessionUpdates,
+	c.ingress, err = ingress.New(ingress.Config{Path: cfg.Webhook.Path, DefaultProject: cfg.API.Project,
+		Projects: cfg.ExtraProjectIDs(), Verifier: verifier, Producer: c.producer, Encoder: enc, UpdatesTopic: cfg.Topics.SessionUpdates,
 		MaxBodyBytes: cfg.Webhook.MaxBodyBytes, MaxInFlight: cfg.Webhook.MaxInFlight, DedupeTTL: cfg.Webhook.DedupTTL, DedupeMaxEntries: cfg.Webhook.DedupMax,
 		DefaultAPIVersion: cfg.API.Version, Registerer: c.Registry, Logger: c.log.With("part", "webhook")})
 	if err != nil {

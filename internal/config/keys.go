@@ -50,6 +50,19 @@ func (c *Config) ExtraProjects() ([]ProjectKey, error) {
 	return out, nil
 }
 
+// ExtraProjectIDs returns the ids of PAYSESSION_API_EXTRA_PROJECTS in the
+// order given, without loading their keys: the webhook ingress serves each
+// at its own path.
+func (c *Config) ExtraProjectIDs() []string {
+	var ids []string
+	for _, e := range c.API.ExtraProjects {
+		if id, _, ok := splitProject(e); ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
 // splitProject reads one id=path entry of PAYSESSION_API_EXTRA_PROJECTS.
 func splitProject(entry string) (id, path string, ok bool) {
 	id, path, ok = strings.Cut(strings.TrimSpace(entry), "=")

@@ -36,8 +36,8 @@ type Config struct {
 	// than it and the project paths below get 404. Default "/webhooks".
 	Path string
 	// DefaultProject is the connector's default partner project
-	// (PAYSESSION_API_PROJECT). Optional: when set, Path + "/" +
-	// DefaultProject is served too, as Path.
+	// (PAYSESSION_API_PROJECT). Optional: when set and one segment of a URL
+	// path, Path + "/" + DefaultProject is served too, as Path.
 	DefaultProject string
 	// Projects are the further partner projects (PAYSESSION_API_EXTRA_PROJECTS).
 	// A webhook names no project (the service sends one URL per project),
@@ -125,15 +125,12 @@ func (c Config) Validate() error {
 	seen := map[string]bool{c.DefaultProject: true}
 	for i, id := range c.Projects {
 		switch {
-		case id == "" || strings.ContainsAny(id, "/?#%"):
+		case !pathSegment(id):
 			add(fmt.Sprintf("Projects[%d]", i), "%q is not one segment of a URL path", id)
 		case seen[id]:
 			add(fmt.Sprintf("Projects[%d]", i), "%q is named twice (or is DefaultProject)", id)
 		}
 		seen[id] = true
-	}
-	if strings.ContainsAny(c.DefaultProject, "/?#%") {
-		add("DefaultProject", "%q is not one segment of a URL path", c.DefaultProject)
 	}
 	if c.Verifier == nil {
 		add("Verifier", "required")

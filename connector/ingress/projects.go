@@ -1,6 +1,9 @@
 package ingress
 
-import "path"
+import (
+	"path"
+	"strings"
+)
 
 // projectPaths maps every URL path the ingress serves to the partner
 // project whose webhooks arrive there: Path to the default project (nil),
@@ -16,7 +19,7 @@ import "path"
 // (SessionState.Project), so the reconciler polls the session under it.
 func projectPaths(cfg Config) map[string]*string {
 	paths := map[string]*string{cfg.Path: nil}
-	if cfg.DefaultProject != "" {
+	if pathSegment(cfg.DefaultProject) {
 		paths[path.Join(cfg.Path, cfg.DefaultProject)] = nil
 	}
 	for _, id := range cfg.Projects {
@@ -24,6 +27,10 @@ func projectPaths(cfg Config) map[string]*string {
 	}
 	return paths
 }
+
+// pathSegment reports whether id can stand, unescaped, as one segment of a
+// URL path.
+func pathSegment(id string) bool { return id != "" && !strings.ContainsAny(id, "/?#%") }
 
 // ProjectPath returns the URL path of project id's webhooks ("" or the
 // default project: Path).

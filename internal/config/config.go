@@ -35,7 +35,7 @@ type API struct {
 	Project           string        `env:"PROJECT" desc:"partner project id sent as X-PARTNER-PROJECT (required)"`
 	Submerchant       string        `env:"SUBMERCHANT" desc:"optional X-PARTNER-SUBMERCHANT"`
 	PrivateKeyFile    string        `env:"PRIVATE_KEY_FILE" desc:"path of the PEM RSA private key that signs requests (required)"`
-	ExtraProjects     []string      `env:"EXTRA_PROJECTS" desc:"comma-separated further partner projects as id=path of the PEM RSA private key that signs that project's requests; a command names one in its project field (none: API_PROJECT), a command naming an unknown project is invalid"`
+	ExtraProjects     []string      `env:"EXTRA_PROJECTS" desc:"comma-separated further partner projects as id=path of the PEM RSA private key that signs that project's requests; a command names one in its project field (none: API_PROJECT), a command naming an unknown project is invalid; each project's webhooks arrive at PAYSESSION_WEBHOOK_PATH/id, so with the webhook endpoint on an id must not contain / ? # or %"`
 	SignaturePadding  string        `env:"SIGNATURE_PADDING, default=pkcs1v15" desc:"RSA signature padding, pkcs1v15 or pss"`
 	ServicePublicKeys []string      `env:"SERVICE_PUBLIC_KEY_FILES" desc:"comma-separated PEM files of the service's public keys; a webhook verifying under any of them is accepted (rotation); required when the webhook is enabled"`
 	RequestTimeout    time.Duration `env:"REQUEST_TIMEOUT, default=15s" desc:"timeout of one HTTP request"`
@@ -103,7 +103,7 @@ type Pipeline struct {
 type Webhook struct {
 	Enabled           bool          `env:"ENABLED, default=true" desc:"serve the webhook endpoint"`
 	ListenAddr        string        `env:"LISTEN_ADDR, default=:8080" desc:"listen address of the webhook endpoint"`
-	Path              string        `env:"PATH, default=/webhooks/paysession" desc:"URL path of the webhook endpoint"`
+	Path              string        `env:"PATH, default=/webhooks/paysession" desc:"URL path of the webhooks of PAYSESSION_API_PROJECT (also served at this path/that project id); each project of PAYSESSION_API_EXTRA_PROJECTS has its own, this path/project id, to configure as that project's webhook URL at the service (a webhook names no project)"`
 	MaxBodyBytes      int64         `env:"MAX_BODY_BYTES, default=65536" desc:"largest accepted webhook body (real ones are a few KB); larger gets 413. MAX_IN_FLIGHT x this bounds the port's memory"`
 	MaxInFlight       int           `env:"MAX_IN_FLIGHT, default=128" desc:"webhook requests served at once; more get 503 with Retry-After before their body is read"`
 	MaxHeaderBytes    int           `env:"MAX_HEADER_BYTES, default=16384" desc:"largest accepted request header block of the webhook port"`

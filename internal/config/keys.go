@@ -83,6 +83,8 @@ func (c *Config) validateExtraProjects(p *problems) {
 			continue
 		case !headerSafe(id):
 			p.add(name, "project id %q must be printable ASCII without spaces or commas", id)
+		case c.Webhook.Enabled && !pathSegment(id):
+			p.add(name, "project id %q must not contain / ? # or %%: its webhooks arrive at PAYSESSION_WEBHOOK_PATH/id", id)
 		case seen[id]:
 			p.add(name, "project %s is named twice (or is PAYSESSION_API_PROJECT)", id)
 		}
@@ -90,6 +92,10 @@ func (c *Config) validateExtraProjects(p *problems) {
 		p.file(name, path)
 	}
 }
+
+// pathSegment reports whether s can stand, unescaped, as one segment of
+// the webhook URL path a project's webhooks arrive at.
+func pathSegment(s string) bool { return !strings.ContainsAny(s, "/?#%") }
 
 func headerSafe(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -182,8 +182,19 @@
 //     must get exactly one result (a dead letter alone is missing here)
 //     and at most one dead letter, all within 2 minutes (full: 5),
 //     nothing executed twice, no card leak.
-//
-// Scenarios 6 and 7 are skipped unless FAULTS_ISSUE13=1 until the
-// connector's fixes of issue 13 land: on the code they were written
-// against, they fail.
+//   - 8 (webhook_replay_test.go, issue 14): three connector processes share
+//     the sessions, session-updates and webhook-events topics (3 partitions
+//     each: every replica's session writer owns one), with the reconciler
+//     auto-confirming payouts. The sandbox's webhooks go through a seeded
+//     spray in the test that sends each delivery to a random live replica
+//     and a third of them to a second replica too, replays random earlier
+//     deliveries (validly signed) to random replicas every 50 ms, and at
+//     the end replays every delivery once more in random order; meanwhile
+//     replicas are SIGKILLed, SIGTERMed and restarted one at a time. 150
+//     payouts over 15 s (full: 1,500 over 60 s), every third above the
+//     confirmation threshold (ready_to_confirm, then payment_finished).
+//     Pass: every payout accepted once; each session confirmed once; the
+//     last record of every session on payments.sessions is the sandbox's
+//     final state (stale states 0; and no session goes back on the topic);
+//     webhook-events holds each delivered event id exactly once.
 package faults

@@ -59,6 +59,9 @@ type Row struct {
 	// AnsweredSeconds is the time from the first command produced until
 	// every valid command had its result (-1: some never did).
 	AnsweredSeconds *Seconds `json:"answered_seconds,omitempty"`
+	// StaleStates counts sessions whose last record on the sessions topic
+	// is not the sandbox's final state (scenario 8; nil elsewhere).
+	StaleStates *Count `json:"stale_states,omitempty"`
 }
 
 // Count is a column that some scenarios measure; a nil *Count prints "-".
@@ -219,6 +222,21 @@ func ledgerCounts(t testing.TB, r *Rig, keys map[string]bool) (executed, twice i
 // webhook-events records by event id (hex SHA-256 of the body).
 func webhookCounts(t testing.TB, r *Rig) (expected, published, duplicate int) {
 	t.Helper()
+	// A webhook event reaches its topic one session-writer transaction after
+	// the update the connector acknowledged: wait for it, up to a bound.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		expected, published, duplicate = webhookCountsNow(t, r)
+		if published >= expected || time.Now().After(deadline) {
+			return expected, published, duplicate
+		}
+		time.Sleep(200 * time.Millisecond) // the outcome reader's pace
+	}
+}
+
+// webhookCountsNow counts what webhookCounts does, once.
+func webhookCountsNow(t testing.TB, r *Rig) (expected, published, duplicate int) {
+	t.Helper()
 	seen := map[string]int{}
 	for _, w := range r.Outcomes.Webhooks() {
 		seen[w.EventID]++
@@ -245,6 +263,9 @@ func Check(t testing.TB, row Row) {
 	t.Helper()
 	table.add(row)
 	t.Logf("%s: %+v", row.Scenario, row)
+	if row.StaleStates != nil && *row.StaleStates > 0 {
+		t.Errorf("%s: %d sessions end on a state that is not the sandbox's final one; want 0", row.Scenario, *row.StaleStates)
+	}
 	if row.ExecutedTwice+row.Missing+row.Duplicate+row.Wrong+row.CardLeaks+row.DeadLetterExtra > 0 {
 		t.Errorf("%s: executed twice %d, missing %d, duplicate %d, wrong %d, card leaks %d, extra dead letters %d; want 0 each",
 			row.Scenario, row.ExecutedTwice, row.Missing, row.Duplicate, row.Wrong, row.CardLeaks, row.DeadLetterExtra)
@@ -273,12 +294,12 @@ func (rs *rows) print(w io.Writer) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tseed\tcommands\tkills\trestarts\tin window\texecuted\texec twice\tresults\tmissing\tduplicate\twrong\twh expected\twh published\twh duplicate\tcard leaks\tdl extra\tmax sends\treadyz 503\tanswered s\twall s\t")
+	fmt.Fprintln(tw, "scenario\tseed\tcommands\tkills\trestarts\tin window\texecuted\texec twice\tresults\tmissing\tduplicate\twrong\twh expected\twh published\twh duplicate\tcard leaks\tdl extra\tmax sends\treadyz 503\tanswered s\tstale states\twall s\t")
 	for _, r := range rs.rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%.1f\t\n", r.Scenario, r.Seed, r.Commands,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f\t\n", r.Scenario, r.Seed, r.Commands,
 			r.Kills, r.Restarts, r.InWindow, r.Executed, r.ExecutedTwice, r.Results, r.Missing, r.Duplicate, r.Wrong,
 			r.WebhooksExpected, r.WebhooksPublished, r.WebhooksDuplicate, r.CardLeaks, r.DeadLetterExtra,
-			r.MaxSends, r.ReadyzFailed, r.AnsweredSeconds, r.WallSeconds)
+			r.MaxSends, r.ReadyzFailed, r.AnsweredSeconds, r.StaleStates, r.WallSeconds)
 	}
 	_ = tw.Flush()
 }

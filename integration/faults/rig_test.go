@@ -24,8 +24,14 @@ type RigOptions struct {
 	Brokers []string
 	// Partitions of every command topic and the retry topic (default 3).
 	Partitions int32
+	// SessionPartitions of the sessions, session-updates and webhook-events
+	// topics (default 1).
+	SessionPartitions int32
 	// Webhooks wires the sandbox's webhooks to the connector's endpoint.
 	Webhooks bool
+	// WebhookURL, when set, is where the sandbox posts its webhooks instead
+	// (a test's proxy in front of several replicas).
+	WebhookURL string
 	// SandboxFlags are extra paysim flags (fault knobs).
 	SandboxFlags []string
 	// Env overrides connector variables (PAYSESSION_...).
@@ -80,12 +86,15 @@ func NewRig(t testing.TB, o RigOptions) *Rig {
 	}
 	t.Cleanup(cl.Close) // registered first: runs after the topics are deleted
 	r.Client = cl
-	r.Topics = harness.ConnectorTopics(t, cl, o.Partitions, o.TopicConfigs)
+	r.Topics = harness.ConnectorTopicsLayout(t, cl, o.Partitions, max(1, o.SessionPartitions), o.TopicConfigs)
 	env := connectorEnv(o.Brokers, nil, r.ID, r.Topics, o.Env)
 	env["PAYSESSION_WEBHOOK_LISTEN_ADDR"] = freeAddr(t)
 	var hookURL string
 	if o.Webhooks {
 		hookURL = "http://" + env["PAYSESSION_WEBHOOK_LISTEN_ADDR"] + webhookPath
+	}
+	if o.WebhookURL != "" {
+		hookURL = o.WebhookURL
 	}
 	r.Sandbox = StartSandbox(t, SandboxOptions{WebhookURL: hookURL, Flags: o.SandboxFlags})
 	sandboxVars(env, r.Sandbox)

@@ -174,14 +174,28 @@ func TopicWith(t testing.TB, cl *kgo.Client, partitions int32, configs map[strin
 // name; the topics are deleted when t ends.
 func ConnectorTopics(t testing.TB, cl *kgo.Client, commandPartitions int32, extra map[string]map[string]string) map[string]string {
 	t.Helper()
+	return ConnectorTopicsLayout(t, cl, commandPartitions, 1, extra)
+}
+
+// ConnectorTopicsLayout is ConnectorTopics with sessionPartitions partitions
+// for the sessions, session-updates and webhook-events topics (which must
+// have one count: the session writer derives partition p of two of them
+// from partition p of the third), so that several replicas' session writers
+// share the sessions.
+func ConnectorTopicsLayout(t testing.TB, cl *kgo.Client, commandPartitions, sessionPartitions int32, extra map[string]map[string]string) map[string]string {
+	t.Helper()
 	out := map[string]string{}
 	for _, v := range config.Variables() {
 		if !strings.HasPrefix(v.Name, config.Prefix+"TOPIC_") {
 			continue
 		}
 		partitions := int32(1)
-		if strings.HasPrefix(v.Default, "payments.commands.") {
+		switch {
+		case strings.HasPrefix(v.Default, "payments.commands."):
 			partitions = commandPartitions
+		case v.Name == config.Prefix+"TOPIC_SESSIONS" || v.Name == config.Prefix+"TOPIC_SESSION_UPDATES" ||
+			v.Name == config.Prefix+"TOPIC_WEBHOOK_EVENTS":
+			partitions = sessionPartitions
 		}
 		configs := TopicConfigs(v.Name)
 		for k, val := range extra[v.Name] {

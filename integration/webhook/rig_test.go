@@ -95,7 +95,7 @@ type rig struct {
 type rigOpts struct {
 	brokers         []string // default: the shared broker
 	publishTimeout  time.Duration
-	deliveryTimeout time.Duration // default: the ingress default
+	deliveryTimeout time.Duration     // default: the ingress default
 	sessionsConfigs map[string]string // added to the sessions topic's configs
 }
 

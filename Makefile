@@ -128,3 +128,6 @@ kafka-status: ## show whether the local broker runs, its address and log
 
 clean: kafka-down ## stop the broker and remove build outputs (the jar cache in .cache/ stays)
 	rm -rf bin out
+
+include integration/examples/examples.mk
+check: examples-check

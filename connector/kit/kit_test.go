@@ -184,11 +184,6 @@ func TestDefaultTopicsAreTheConfigDefaults(t *testing.T) {
 	for _, topic := range allTopics(kit.DefaultTopics()) {
 		got[topic] = true
 	}
-	if _, ok := want[kit.SessionUpdatesDefault]; !ok {
-		// Until the connector's configuration names the session updates
-		// topic, only the kit knows it.
-		want[kit.SessionUpdatesDefault] = true
-	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("kit topics %v\nconfig topics %v", got, want)
 	}

@@ -34,14 +34,10 @@ type Topics struct {
 	FPSBanks string
 }
 
-// SessionUpdatesDefault is the default name of the internal topic of
-// candidate session states.
-const SessionUpdatesDefault = "payments.sessions.updates"
-
 // DefaultTopics returns the connector's default topic names: the defaults
 // of its PAYSESSION_TOPIC_* variables.
 func DefaultTopics() Topics {
-	t := Topics{Commands: map[CommandKind]string{}, SessionUpdates: SessionUpdatesDefault}
+	t := Topics{Commands: map[CommandKind]string{}}
 	byVar := map[string]*string{
 		"RETRY": &t.Retry, "ATTEMPTS": &t.Attempts, "COMMAND_RESULTS": &t.CommandResults,
 		"SESSIONS": &t.Sessions, "SESSION_UPDATES": &t.SessionUpdates, "WEBHOOK_EVENTS": &t.WebhookEvents,

@@ -30,7 +30,9 @@ const (
 // connRig is a whole connector in process (as connector run builds it from
 // its variables) on the real broker, with every topic fresh
 // (harness.ConnectorTopics), in front of a sandbox that serves two partner
-// projects, each with its own key, and sends webhooks to the connector.
+// projects, each with its own key, and sends webhooks to the connector:
+// the default project's to PAYSESSION_WEBHOOK_PATH, the second's to its
+// own path below it (a webhook names no project; the path tells).
 type connRig struct {
 	sim  *paysim.Server
 	vars map[string]string
@@ -38,7 +40,9 @@ type connRig struct {
 	dec  *codec.Decoder
 }
 
-func startConnector(t *testing.T) *connRig {
+// startConnector starts a connRig; each with function may change the
+// connector's variables before it starts.
+func startConnector(t *testing.T, with ...func(vars map[string]string)) *connRig {
 	t.Helper()
 	brokers := harness.Kafka(t)
 	webhookL, opsL := harness.Listen(t), harness.Listen(t)
@@ -56,7 +60,7 @@ func startConnector(t *testing.T) *connRig {
 	}
 	sim, err := paysim.New(paysim.Config{ServiceKey: service, Seed: 15, Logger: testLogger(), Projects: []paysim.Project{
 		paysim.DevProject(mainProject, &mainKey.PublicKey, hookURL),
-		paysim.DevProject(secondProject, &secondKey.PublicKey, hookURL),
+		paysim.DevProject(secondProject, &secondKey.PublicKey, hookURL+"/"+secondProject),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +93,9 @@ func startConnector(t *testing.T) *connRig {
 	}
 	for name, topic := range harness.ConnectorTopics(t, harness.NewClient(t), 1, nil) {
 		vars[name] = topic
+	}
+	for _, f := range with {
+		f(vars)
 	}
 	ctx := context.Background()
 	cfg, err := config.Load(ctx, envconfig.MapLookuper(vars))

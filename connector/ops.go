@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"sync"
 	"time"
@@ -46,10 +47,33 @@ func (r *Readiness) Evaluate(ctx context.Context) map[string]string {
 	return failed
 }
 
+// OpsOption changes what OpsHandler serves.
+type OpsOption func(*opsOptions)
+
+type opsOptions struct{ pprof bool }
+
+// WithPprof serves the Go runtime's profiles (net/http/pprof) at
+// /debug/pprof/ when on (PAYSESSION_METRICS_PPROF). A CPU profile or trace
+// cannot last longer than the server's WriteTimeout.
+func WithPprof(on bool) OpsOption { return func(o *opsOptions) { o.pprof = on } }
+
 // OpsHandler serves /healthz (the process answers), /readyz (every
-// readiness check passes; 503 with the failures otherwise) and /metrics.
-func OpsHandler(reg prometheus.Gatherer, ready *Readiness) http.Handler {
+// readiness check passes; 503 with the failures otherwise) and /metrics,
+// and with WithPprof the profiles at /debug/pprof/.
+func OpsHandler(reg prometheus.Gatherer, ready *Readiness, opts ...OpsOption) http.Handler {
+	var o opsOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	mux := http.NewServeMux()
+	if o.pprof {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("POST /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = w.Write([]byte("ok\n"))

@@ -114,11 +114,6 @@ type Webhook struct {
 	DedupMax          int           `env:"DEDUP_MAX_ENTRIES, default=100000" desc:"bound of remembered event ids"`
 }
 
-// Metrics configures the metrics and health endpoint.
-type Metrics struct {
-	ListenAddr string `env:"LISTEN_ADDR, default=:9090" desc:"listen address of /metrics, /healthz and /readyz"`
-}
-
 // Reconciler configures the poller of quiet, unfinished sessions.
 type Reconciler struct {
 	Interval   time.Duration `env:"INTERVAL, default=1m" desc:"how often quiet sessions are looked for, 0 = off"`

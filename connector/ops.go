@@ -88,8 +88,39 @@ func OpsHandler(reg prometheus.Gatherer, ready *Readiness, opts ...OpsOption) ht
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"ready": len(failed) == 0, "failed": failed})
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	// Readiness is a metric too, so that an alert sees a replica that stays
+	// unready (a probe only takes it out of the Service).
+	readyReg := prometheus.NewRegistry()
+	readyReg.MustRegister(readinessCollector{ready: ready, desc: prometheus.NewDesc("paysession_ready",
+		"Whether each readiness check of /readyz passes at the scrape (1) or not (0).", []string{"check"}, nil)})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(prometheus.Gatherers{reg, readyReg}, promhttp.HandlerOpts{}))
 	return mux
+}
+
+// readinessCollector exports each readiness check as paysession_ready{check},
+// evaluated at each scrape with the timeout of /readyz.
+type readinessCollector struct {
+	ready *Readiness
+	desc  *prometheus.Desc
+}
+
+// Describe implements prometheus.Collector.
+func (c readinessCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+// Collect implements prometheus.Collector.
+func (c readinessCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	failed := c.ready.Evaluate(ctx)
+	c.ready.mu.RLock()
+	defer c.ready.mu.RUnlock()
+	for name := range c.ready.checks {
+		v := 1.0
+		if _, bad := failed[name]; bad {
+			v = 0
+		}
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, v, name)
+	}
 }
 
 // DialCheck is a readiness check that a TCP connection to rawURL's host

@@ -9,6 +9,13 @@
 // would not fit is written without its value), caps its producer's batches
 // with Report.BatchMaxBytes, and classifies produce errors with Classify.
 //
+// The same package provisions them: NewPlan turns the Wants and an
+// operator's Settings (partitions, replication, min.insync.replicas, sizes,
+// retention) into a Plan, Apply creates through the admin API the planned
+// topics a Report found missing, and Plan.Differences names every setting of
+// an existing topic that differs from the plan, beside what Report.Err
+// already names (`connector topics plan|apply|verify`).
+//
 // # Fatal at start (Report.Err)
 //
 //   - A configured topic does not exist (every one is named, not the first).

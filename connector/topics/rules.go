@@ -41,15 +41,22 @@ func (v *Violation) Unwrap() error { return v.Err }
 // topic it must be partitioned like.
 func (r Report) Err() error {
 	var errs []error
-	for _, t := range r.Topics {
-		for _, v := range t.violations() {
-			errs = append(errs, v)
-		}
-		if v := r.copartition(t); v != nil {
-			errs = append(errs, v)
-		}
+	for _, v := range r.Violations() {
+		errs = append(errs, v)
 	}
 	return errors.Join(errs...)
+}
+
+// Violations returns the problems Err joins, one by one, in topic order.
+func (r Report) Violations() []*Violation {
+	var out []*Violation
+	for _, t := range r.Topics {
+		out = append(out, t.violations()...)
+		if v := r.copartition(t); v != nil {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // copartition is the violation of a topic whose partition count differs

@@ -56,6 +56,8 @@ app.kubernetes.io/component: connector
 {{- define "paysession.kafkaTLSDir" -}}/etc/paysession/kafka-tls{{- end -}}
 {{- define "paysession.kafkaSASLDir" -}}/etc/paysession/kafka-sasl{{- end -}}
 {{- define "paysession.registryDir" -}}/etc/paysession/registry{{- end -}}
+{{/* The key of keys.extraProjects[i] is mounted in projectKeyDir/i (ids need not be file names). */}}
+{{- define "paysession.projectKeyDir" -}}/etc/paysession/project-keys{{- end -}}
 
 {{/* Pod-side grace: the connector's grace plus preStop sleep plus margin. */}}
 {{- define "paysession.terminationGrace" -}}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"net/url"
+	"runtime"
 	"sync"
 	"time"
 
@@ -175,4 +176,16 @@ func (r *Reachability) Collect(ch chan<- prometheus.Metric) {
 		v = 0
 	}
 	ch <- prometheus.MustNewConstMetric(r.desc, prometheus.GaugeValue, v)
+}
+
+// NewBuildInfo returns the gauge paysession_build_info, always 1, whose
+// labels name the running build: version and revision as linked into the
+// binary, and the Go version it was built with. Dashboards join on it to
+// tell which build a replica runs.
+func NewBuildInfo(version, revision string) prometheus.Collector {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "paysession_build_info",
+		Help:        "The running build: always 1, labelled with version, revision and go_version.",
+		ConstLabels: prometheus.Labels{"version": version, "revision": revision, "go_version": runtime.Version()}})
+	g.Set(1)
+	return g
 }

@@ -34,6 +34,10 @@ Commands:
             in the configured wire format: connector produce [-key K] <kind>
   tail      print the committed records of an outcome or dead-letter topic as
             decoded JSON lines: connector tail [-n N] <topic>
+  topics    plan, apply or verify the Kafka topics the configuration uses:
+            connector topics plan|apply|verify [flags]
+
+connector --version prints the version, revision and Go version.
 
 Run 'connector <command> -h' for a command's flags. README.md lists every variable.
 `
@@ -65,6 +69,10 @@ func runWithInput(ctx context.Context, args []string, getenv func(string) string
 		return runProduce(ctx, args[1:], env, stdin, stdout, stderr)
 	case "tail":
 		return runTail(ctx, args[1:], env, stdout, stderr)
+	case "topics":
+		return runTopics(ctx, args[1:], env, stdout, stderr)
+	case "--version", "-version", "version":
+		return printVersion(stdout)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -93,6 +101,8 @@ func runConnector(ctx context.Context, env envconfig.Lookuper, stderr io.Writer)
 		log.Error("start failed", slog.Any("error", err))
 		return exitFailed
 	}
+	c.Registry.MustRegister(connector.NewBuildInfo(version, buildRevision()))
+	log.Info("starting", slog.String("version", version), slog.String("revision", buildRevision()))
 	if err := c.Run(ctx); err != nil {
 		log.Error("stopped with error", slog.Any("error", err))
 		return exitFailed

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+)
+
+// version and revision are set at link time by the image build
+// (cmd/connector/Dockerfile): -X main.version=... -X main.revision=...
+// Without them, revision falls back to the VCS revision go build stamps
+// (absent under -buildvcs=false).
+var (
+	version  = "dev"
+	revision = ""
+)
+
+// buildRevision returns revision, else the stamped VCS revision (with
+// "-dirty" for a modified tree), else "unknown".
+func buildRevision() string {
+	if revision != "" {
+		return revision
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	rev, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "unknown"
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
+}
+
+// printVersion is `connector --version`.
+func printVersion(w io.Writer) int {
+	fmt.Fprintf(w, "connector %s (revision %s, %s)\n", version, buildRevision(), runtime.Version())
+	return exitOK
+}

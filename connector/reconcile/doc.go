@@ -10,6 +10,13 @@
 // session and the operations it confirms: each operation of a session is
 // confirmed once, whichever replica or restart sends it.
 //
+// Projects: a session lives in one partner project, and session/status
+// finds it only under that project. The reconciler calls under the project
+// a state of the session names (SessionState.Project: the pipeline's from
+// its command, the webhook ingress's from the path the webhook arrived at),
+// and keeps it when a newer state names none; the states it proposes name
+// it. A session no state names a project of is the default project's.
+//
 // Data path: sessions topic (compacted, key = session id) → pending set →
 // session/status → session-updates topic → the session writer, which writes
 // the state to the sessions topic when it is newer (connector/sessionwriter).

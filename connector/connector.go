@@ -115,6 +115,12 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, li
 		instance = cfg.InstanceID()
 	}
 	groupOpts := append(append([]kgo.Opt{}, kafkaOpts...), cfg.GroupOpts()...)
+	if cfg.Kafka.StaticMembership {
+		// One group.instance.id per replica, the same in each of its groups
+		// (pipeline, session writer, reconciler): a restart rejoins them
+		// without a rebalance.
+		groupOpts = append(groupOpts, kgo.InstanceID(instance))
+	}
 	c.pipe, err = pipeline.New(pipeline.Config{
 		ClientHooks: func() []kgo.Hook {
 			return []kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("pipeline"), kprom.Registerer(c.Registry))}

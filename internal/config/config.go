@@ -58,6 +58,7 @@ type Kafka struct {
 	GroupID               string        `env:"GROUP_ID, default=paysession-connector" desc:"consumer group of the command pipeline"`
 	TransactionalIDPrefix string        `env:"TRANSACTIONAL_ID_PREFIX, default=paysession-connector" desc:"prefix of transactional ids; each replica appends its instance id"`
 	InstanceID            string        `env:"INSTANCE_ID" desc:"this replica's id, the suffix of its transactional id; default the host name (the pod name). Replicas on one host need distinct ids, and a restarted replica should keep its id so that it fences its previous incarnation at once"`
+	StaticMembership      bool          `env:"STATIC_MEMBERSHIP, default=false" desc:"join the consumer groups as a static member (group.instance.id = INSTANCE_ID): a replica restarted within SESSION_TIMEOUT gets its partitions back at once, without a rebalance, and fences its dead predecessor; a replica that does not come back keeps its partitions until SESSION_TIMEOUT. Needs INSTANCE_ID set, stable across restarts and unique per replica (the chart's StatefulSet mode sets both)"`
 	SessionTimeout        time.Duration `env:"SESSION_TIMEOUT, default=45s" desc:"consumer-group session timeout: how long the partitions of a replica that died without leaving wait before a rebalance moves them (the broker allows 6s-30m by default)"`
 	TLS                   TLS           `env:", prefix=TLS_"`
 	SASL                  SASL          `env:", prefix=SASL_"`

@@ -154,6 +154,7 @@ func TestLoadErrors(t *testing.T) {
 		{"public keys needed", nil, []string{"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES"}, []string{"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES: required"}},
 		{"broker", map[string]string{"PAYSESSION_KAFKA_BROKERS": "kafka-0"}, nil, []string{`PAYSESSION_KAFKA_BROKERS: must be host:port, got "kafka-0"`}},
 		{"session timeout", map[string]string{"PAYSESSION_KAFKA_SESSION_TIMEOUT": "2s"}, nil, []string{"PAYSESSION_KAFKA_SESSION_TIMEOUT: must be longer than the 3s heartbeat interval, got 2s"}},
+		{"static membership without instance id", map[string]string{"PAYSESSION_KAFKA_STATIC_MEMBERSHIP": "true"}, nil, []string{"PAYSESSION_KAFKA_INSTANCE_ID: required with PAYSESSION_KAFKA_STATIC_MEMBERSHIP"}},
 		{"sasl mechanism", map[string]string{"PAYSESSION_KAFKA_SASL_MECHANISM": "GSSAPI"}, nil, []string{"PAYSESSION_KAFKA_SASL_MECHANISM: must be PLAIN"}},
 		{"sasl missing credentials", map[string]string{"PAYSESSION_KAFKA_SASL_MECHANISM": "SCRAM-SHA-512"}, nil,
 			[]string{"PAYSESSION_KAFKA_SASL_USERNAME: required", "PAYSESSION_KAFKA_SASL_PASSWORD: required"}},

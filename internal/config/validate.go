@@ -183,6 +183,9 @@ func (c *Config) validateKafka(p *problems) {
 	p.required("KAFKA_CLIENT_ID", k.ClientID)
 	p.required("KAFKA_GROUP_ID", k.GroupID)
 	p.required("KAFKA_TRANSACTIONAL_ID_PREFIX", k.TransactionalIDPrefix)
+	if k.StaticMembership && k.InstanceID == "" {
+		p.add("KAFKA_INSTANCE_ID", "required with PAYSESSION_KAFKA_STATIC_MEMBERSHIP: the host name may change across restarts, and a member that rejoins under another id leaves its old partitions waiting for the session timeout")
+	}
 	if k.SessionTimeout <= heartbeatInterval {
 		p.add("KAFKA_SESSION_TIMEOUT", "must be longer than the %s heartbeat interval, got %s", heartbeatInterval, k.SessionTimeout)
 	}

@@ -1,0 +1,67 @@
+package observability
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/paysession/paysession/integration/harness"
+)
+
+// TestRunbookHasEveryAlert: the README's runbook has one entry per alert of
+// the rule file (and none for an alert that does not exist), each saying
+// what it means, where to look and what to do, and each alert's runbook_url
+// points at its entry.
+func TestRunbookHasEveryAlert(t *testing.T) {
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runbook := readmeSection(string(b), "### Runbook")
+	if runbook == "" {
+		t.Fatal("README has no ### Runbook section")
+	}
+	entries := map[string]string{}
+	var order []string
+	for _, part := range strings.Split(runbook, "\n#### ")[1:] {
+		name, body, _ := strings.Cut(part, "\n")
+		entries[name] = body
+		order = append(order, name)
+	}
+	path, err := ChartFile("prometheus-rules.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := LoadRules(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alerts []string
+	for _, a := range rules.Alerts() {
+		alerts = append(alerts, a.Alert)
+		body, ok := entries[a.Alert]
+		if !ok {
+			t.Errorf("no runbook entry #### %s", a.Alert)
+			continue
+		}
+		for _, part := range []string{"- **Means**:", "- **Look at**:", "- **Do**:"} {
+			if !strings.Contains(body, part) {
+				t.Errorf("runbook entry %s lacks %q", a.Alert, part)
+			}
+		}
+		if want := "README.md#" + strings.ToLower(a.Alert); !strings.HasSuffix(a.Annotations["runbook_url"], want) {
+			t.Errorf("%s: runbook_url %q does not end in %s", a.Alert, a.Annotations["runbook_url"], want)
+		}
+	}
+	for _, name := range order {
+		if !slices.Contains(alerts, name) {
+			t.Errorf("runbook entry %s names no alert of the rule file", name)
+		}
+	}
+}

@@ -280,7 +280,8 @@ func TestStrimziUser(t *testing.T) {
 func TestStrimziNeedsCluster(t *testing.T) {
 	for _, set := range []string{"strimzi.topics.enabled=true", "strimzi.user.enabled=true"} {
 		t.Run(set, func(t *testing.T) {
-			out, err := helmFails(t, "template", "rel", chart, "--kube-version", kubeVersion, "--set", set)
+			out, err := helmFails(t, "template", "rel", chart, "--kube-version", kubeVersion, "--set", set,
+				"--set", "api.baseURL=https://api.paysession.example,api.project=p", "--set", "kafka.brokers={kafka:9092}")
 			if err == nil || !strings.Contains(out, "strimzi.cluster is required") {
 				t.Fatalf("helm template --set %s: err %v, output\n%s", set, err, out)
 			}

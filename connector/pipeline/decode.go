@@ -37,6 +37,9 @@ type command struct {
 	// route are the call options of the command's project and submerchant:
 	// a settling status query of its session goes under the same project.
 	route []payapi.CallOption
+	// project is the partner project the command names ("" = the default
+	// project): the session states it learns name it.
+	project string
 }
 
 // invalidError says why a record is invalid: it is never sent, goes to the

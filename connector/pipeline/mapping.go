@@ -36,7 +36,7 @@ func toCommand(c codec.Command) (*command, error) {
 		cmd.token = &tokenAnswer{}
 		call = disableRecurring(d.Token, cmd.token)
 	}
-	cmd.call, cmd.route = routed(call, c.Route()), routeOptions(c.Route())
+	cmd.call, cmd.route, cmd.project = routed(call, c.Route()), routeOptions(c.Route()), c.Route().Project
 	return cmd, nil
 }
 

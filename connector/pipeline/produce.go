@@ -12,8 +12,8 @@ import (
 )
 
 // recordsOf turns a batch's outcomes into records, in batch order: for each
-// command its result (and dead letter), the session states it learned, or
-// the retry record that parks it.
+// command its result (and dead letter), the session states it learned
+// (naming the command's project), or the retry record that parks it.
 func (p *Pipeline) recordsOf(ctx context.Context, b *batch) ([]*kgo.Record, error) {
 	now := p.clock.Now()
 	var recs []*kgo.Record
@@ -66,6 +66,7 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 			k := out.in.key
 			st.IdempotencyKey = &k
 		}
+		st.Project = projectOf(out)
 		v, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.SessionUpdates, st)
 		if err != nil {
 			return nil, fmt.Errorf("encode session state: %w", err)
@@ -73,6 +74,18 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 		recs = append(recs, sessionwriter.Update(p.cfg.Topics.SessionUpdates, st.Session.ID, v, trace...))
 	}
 	return recs, nil
+}
+
+// projectOf is the partner project a command's session states name: the
+// one the command names, nil for the default project. The reconciler
+// polls the session under it (a session is found under its own project
+// only).
+func projectOf(out *outcome) *string {
+	if out.in.cmd == nil || out.in.cmd.project == "" {
+		return nil
+	}
+	p := out.in.cmd.project
+	return &p
 }
 
 // deadLetterRecord builds the dead-letter record of a command. A letter that

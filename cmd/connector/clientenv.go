@@ -48,15 +48,12 @@ func loadClientConfig(ctx context.Context, env envconfig.Lookuper, stderr io.Wri
 	return loadConfig(ctx, clientEnv(env), stderr)
 }
 
-// registryClient returns the schema registry client of cfg, or nil when no
-// registry is configured.
+// registryClient returns the schema registry client of cfg (its URL, basic
+// or bearer auth, CA file), or nil when no registry is configured.
 func registryClient(cfg *config.Config) (*sr.Client, error) {
-	if cfg.Registry.URL == "" {
-		return nil, nil
-	}
-	opts := []sr.ClientOpt{sr.URLs(cfg.Registry.URL)}
-	if cfg.Registry.Username != "" {
-		opts = append(opts, sr.BasicAuth(cfg.Registry.Username, cfg.Registry.Password.Reveal()))
+	opts, err := cfg.RegistryOpts()
+	if err != nil || opts == nil {
+		return nil, err
 	}
 	cl, err := sr.NewClient(opts...)
 	if err != nil {

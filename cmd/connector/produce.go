@@ -64,7 +64,7 @@ func runProduce(ctx context.Context, args []string, env envconfig.Lookuper, stdi
 			return exitUsage
 		}
 	}
-	enc, err := kit.NewEncoder(kit.EncoderConfig{Format: f, Registry: reg, Topics: kitTopics(cfg.Topics)})
+	enc, err := kit.NewEncoder(kit.EncoderConfig{Format: f, Registry: reg, LookupOnly: cfg.Registry.LookupOnly, Topics: kitTopics(cfg.Topics)})
 	if err != nil {
 		fmt.Fprintf(stderr, "connector produce: %v\n", err)
 		return exitUsage

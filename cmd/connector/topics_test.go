@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -17,8 +18,14 @@ import (
 	"github.com/paysession/paysession/internal/config"
 )
 
-// TestMain stops the broker harness.Kafka may have started for this binary.
-func TestMain(m *testing.M) { harness.Main(m) }
+// TestMain stops the registry harness.SchemaRegistry and the broker
+// harness.Kafka may have started for this binary.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	harness.StopRegistry()
+	harness.Shutdown()
+	os.Exit(code)
+}
 
 // freshTopicEnv returns the variables of a configuration whose every topic
 // (PAYSESSION_TOPIC_*) has a name no other test uses, not created, and the

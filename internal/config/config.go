@@ -77,9 +77,10 @@ type TLS struct {
 
 // SASL configures SASL authentication to the brokers.
 type SASL struct {
-	Mechanism string `env:"MECHANISM" desc:"PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512; empty = no SASL"`
-	Username  string `env:"USERNAME" desc:"SASL user name"`
-	Password  Secret `env:"PASSWORD" desc:"SASL password (or PASSWORD_FILE)"`
+	Mechanism string `env:"MECHANISM" desc:"PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER; empty = no SASL"`
+	Username  string `env:"USERNAME" desc:"SASL user name (PLAIN, SCRAM); a value, not a secret: a Strimzi KafkaUser's name"`
+	Password  Secret `env:"PASSWORD" desc:"SASL password (or PASSWORD_FILE, e.g. the password key of a Strimzi KafkaUser's secret)"`
+	TokenFile string `env:"TOKEN_FILE" desc:"OAUTHBEARER: file holding the bearer token (a JWT), read again at every authentication, so a rotated token is used from the next connection on"`
 }
 
 // Registry configures the Confluent-compatible schema registry.
@@ -87,6 +88,11 @@ type Registry struct {
 	URL      string `env:"URL" desc:"schema registry URL; empty = Avro single-object encoding without a registry"`
 	Username string `env:"USERNAME" desc:"registry basic-auth user"`
 	Password Secret `env:"PASSWORD" desc:"registry basic-auth password (or PASSWORD_FILE)"`
+	Token    Secret `env:"TOKEN" desc:"registry bearer token (or TOKEN_FILE, read again at each request, so a rotated token is used); not with USERNAME/PASSWORD"`
+	CAFile   string `env:"CA_FILE" desc:"PEM CA bundle trusted for an https:// registry; system roots when empty"`
+	// LookupOnly never registers a schema: for registries that forbid
+	// auto-registration.
+	LookupOnly bool `env:"LOOKUP_ONLY, default=false" desc:"look every schema up, never register one (registries that forbid auto-registration); the start fails naming each subject or schema version not registered"`
 	// AllowInsecureHTTP accepts basic-auth credentials over plain http:// to
 	// a host that is not loopback.
 	AllowInsecureHTTP bool `env:"ALLOW_INSECURE_HTTP, default=false" desc:"INSECURE: accept registry credentials over a plain http:// URL to a host that is not loopback; the password then crosses the network in clear (tests only)"`

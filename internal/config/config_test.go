@@ -224,7 +224,7 @@ func TestLoadNamesEveryBadVariable(t *testing.T) {
 		"PAYSESSION_API_PROJECT: required",
 		`PAYSESSION_PIPELINE_MAX_IN_FLIGHT: must be an integer, got "many"`,
 		`PAYSESSION_SHUTDOWN_GRACE: must be a duration such as 500ms, 30s or 5m, got "forever"`,
-		`PAYSESSION_KAFKA_SASL_MECHANISM: must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, got "KERBEROS"`,
+		`PAYSESSION_KAFKA_SASL_MECHANISM: must be PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER, got "KERBEROS"`,
 		`PAYSESSION_LOG_FORMAT: must be json or text, got "xml"`,
 	}
 	lines := strings.Split(err.Error(), "\n")

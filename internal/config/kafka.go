@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/oauth"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
@@ -94,6 +96,26 @@ func (s SASL) mechanism() (sasl.Mechanism, error) {
 		return scram.Auth{User: user, Pass: pass}.AsSha256Mechanism(), nil
 	case "SCRAM-SHA-512":
 		return scram.Auth{User: user, Pass: pass}.AsSha512Mechanism(), nil
+	case "OAUTHBEARER":
+		return oauth.Oauth(tokenFileAuth(s.TokenFile)), nil
 	}
-	return nil, fmt.Errorf("%sKAFKA_SASL_MECHANISM: must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, got %q", Prefix, s.Mechanism)
+	return nil, fmt.Errorf("%sKAFKA_SASL_MECHANISM: must be PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER, got %q", Prefix, s.Mechanism)
+}
+
+// tokenFileAuth returns the OAUTHBEARER credentials of each authentication:
+// the token in path, read then, so that a token rotated in the file (a
+// projected service-account token, an operator's refresh job) is used from
+// the next connection on. Surrounding white space is dropped.
+func tokenFileAuth(path string) func(context.Context) (oauth.Auth, error) {
+	return func(context.Context) (oauth.Auth, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return oauth.Auth{}, fmt.Errorf("%sKAFKA_SASL_TOKEN_FILE: %w", Prefix, err)
+		}
+		token := strings.TrimSpace(string(b))
+		if token == "" {
+			return oauth.Auth{}, fmt.Errorf("%sKAFKA_SASL_TOKEN_FILE: %s is empty", Prefix, path)
+		}
+		return oauth.Auth{Token: token}, nil
+	}
 }

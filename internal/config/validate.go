@@ -210,13 +210,17 @@ func (c *Config) validateKafka(p *problems) {
 
 func (c *Config) validateSASL(p *problems) {
 	s := c.Kafka.SASL
-	switch strings.ToUpper(s.Mechanism) {
+	mechanism := strings.ToUpper(s.Mechanism)
+	if s.TokenFile != "" && mechanism != "OAUTHBEARER" {
+		p.add("KAFKA_SASL_TOKEN_FILE", "set but PAYSESSION_KAFKA_SASL_MECHANISM is %q, not OAUTHBEARER", s.Mechanism)
+	}
+	switch mechanism {
 	case "":
 		if s.Username != "" || s.Password.IsSet() {
 			p.add("KAFKA_SASL_MECHANISM", "required when a SASL username or password is set")
 		}
 	case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
-		if strings.EqualFold(s.Mechanism, "PLAIN") && !c.Kafka.TLS.Enabled && !c.Kafka.AllowInsecureSASL {
+		if mechanism == "PLAIN" && !c.Kafka.TLS.Enabled && !c.Kafka.AllowInsecureSASL {
 			p.add("KAFKA_SASL_MECHANISM", "PLAIN without TLS sends the password in clear; set PAYSESSION_KAFKA_TLS_ENABLED=true, "+
 				"use SCRAM-SHA-256/512, or set PAYSESSION_KAFKA_ALLOW_INSECURE_SASL=true to accept the risk")
 		}
@@ -224,8 +228,19 @@ func (c *Config) validateSASL(p *problems) {
 		if !s.Password.IsSet() {
 			p.add("KAFKA_SASL_PASSWORD", "required with SASL (or PAYSESSION_KAFKA_SASL_PASSWORD_FILE)")
 		}
+	case "OAUTHBEARER":
+		if !c.Kafka.TLS.Enabled && !c.Kafka.AllowInsecureSASL {
+			p.add("KAFKA_SASL_MECHANISM", "OAUTHBEARER without TLS sends the bearer token in clear; set PAYSESSION_KAFKA_TLS_ENABLED=true, "+
+				"or set PAYSESSION_KAFKA_ALLOW_INSECURE_SASL=true to accept the risk")
+		}
+		if p.required("KAFKA_SASL_TOKEN_FILE", s.TokenFile) {
+			p.file("KAFKA_SASL_TOKEN_FILE", s.TokenFile)
+		}
+		if s.Username != "" || s.Password.IsSet() {
+			p.add("KAFKA_SASL_USERNAME", "PAYSESSION_KAFKA_SASL_USERNAME and PASSWORD are not used with OAUTHBEARER (the token names the principal)")
+		}
 	default:
-		p.add("KAFKA_SASL_MECHANISM", "must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, got %q", s.Mechanism)
+		p.add("KAFKA_SASL_MECHANISM", "must be PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER, got %q", s.Mechanism)
 	}
 }
 
@@ -249,18 +264,36 @@ func (c *Config) validateTopics(p *problems) {
 
 func (c *Config) validateRegistry(p *problems) {
 	r := c.Registry
+	credentials := r.Username != "" || r.Password.IsSet() || r.Token.IsSet()
 	if r.URL != "" {
 		u := p.httpURL("REGISTRY_URL", r.URL)
-		credentials := r.Username != "" || r.Password.IsSet()
 		if u != nil && u.Scheme == "http" && credentials && !loopback(u.Hostname()) && !r.AllowInsecureHTTP {
-			p.add("REGISTRY_URL", "plain http:// to %s would send the registry password in clear; use https://, "+
-				"or set PAYSESSION_REGISTRY_ALLOW_INSECURE_HTTP=true to accept the risk", u.Hostname())
+			what := "password"
+			if r.Token.IsSet() {
+				what = "bearer token"
+			}
+			p.add("REGISTRY_URL", "plain http:// to %s would send the registry %s in clear; use https://, "+
+				"or set PAYSESSION_REGISTRY_ALLOW_INSECURE_HTTP=true to accept the risk", u.Hostname(), what)
 		}
-	} else if r.Username != "" || r.Password.IsSet() {
-		p.add("REGISTRY_URL", "required when registry credentials are set")
+		if u != nil && u.Scheme == "http" && r.CAFile != "" {
+			p.add("REGISTRY_CA_FILE", "set but PAYSESSION_REGISTRY_URL is plain http://")
+		}
+	} else {
+		if credentials {
+			p.add("REGISTRY_URL", "required when registry credentials are set")
+		}
+		if r.LookupOnly {
+			p.add("REGISTRY_LOOKUP_ONLY", "set but PAYSESSION_REGISTRY_URL is empty (without a registry no schema is registered anyway)")
+		}
+	}
+	if r.CAFile != "" {
+		p.file("REGISTRY_CA_FILE", r.CAFile)
 	}
 	if (r.Username == "") != !r.Password.IsSet() && !p.skip[Prefix+"REGISTRY_PASSWORD"] {
 		p.add("REGISTRY_USERNAME", "PAYSESSION_REGISTRY_USERNAME and PAYSESSION_REGISTRY_PASSWORD must be set together")
+	}
+	if r.Token.IsSet() && (r.Username != "" || r.Password.IsSet()) {
+		p.add("REGISTRY_TOKEN", "set together with PAYSESSION_REGISTRY_USERNAME/PASSWORD: choose bearer or basic auth")
 	}
 }
 

@@ -3,6 +3,7 @@ package faults_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 // SIGKILL: the keys executed by then, and the results topic's end offsets
 // (every result the dead process committed sits below them).
 type killMark struct {
+	at       time.Time // just before the SIGKILL
 	executed map[string]bool
 	ends     map[int32]int64
 }
@@ -31,11 +33,16 @@ func TestCrashConnector(t *testing.T) {
 	t.Logf("scenario 1: %d commands, %d kills, seed %d", n, kills, seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	start := time.Now()
-	r := NewRig(t, RigOptions{})
+	// Default session timeout, static membership and a stable instance id
+	// (issue 18): a restarted replica rejoins without a rebalance.
+	r := NewRig(t, RigOptions{Env: map[string]string{"PAYSESSION_KAFKA_SESSION_TIMEOUT": "45s",
+		"PAYSESSION_KAFKA_STATIC_MEMBERSHIP": "true", "PAYSESSION_KAFKA_INSTANCE_ID": "crash-1"}})
 	marks := make([]killMark, 0, kills)
 	kill := func(what string) {
+		at := time.Now()
 		r.Connector.Kill()
 		marks = append(marks, markKill(t, r))
+		marks[len(marks)-1].at = at
 		t.Logf("kill %d at %v (%s): %d calls executed", len(marks), time.Since(start).Round(time.Millisecond), what,
 			len(marks[len(marks)-1].executed))
 		r.Connector.Restart(t)
@@ -66,11 +73,50 @@ func TestCrashConnector(t *testing.T) {
 	row := Oracle(t, r, Row{Scenario: "1 connector SIGKILL", Seed: seed, Kills: r.Connector.Kills(),
 		Restarts: r.Connector.Kills()}, acceptedOnce)
 	row.InWindow = inWindow(r.Outcomes.Results(), marks)
+	fo := failovers(r.Outcomes.Results(), marks)
+	if len(fo) > 0 {
+		p50, worst := Seconds(fo[len(fo)/2].Seconds()), Seconds(fo[len(fo)-1].Seconds())
+		row.FailoverP50, row.FailoverMax = &p50, &worst
+		t.Logf("failover after %d of %d kills (kill → first new result, restart included): p50 %v, max %v, all %v",
+			len(fo), len(marks), fo[len(fo)/2], fo[len(fo)-1], fo)
+		if worst > Seconds(failoverTarget.Seconds()) {
+			t.Errorf("failover max %v exceeds the %v target with static membership", fo[len(fo)-1], failoverTarget)
+		}
+	}
 	row.WallSeconds = time.Since(start).Seconds()
 	Check(t, row)
 	if row.InWindow == 0 {
 		t.Errorf("no kill fell between an execution and its commit (in window 0): the scenario proved nothing")
 	}
+}
+
+// failoverTarget is issue 18's bound on a restarted replica's failover: its
+// partitions produce results again within it of the kill.
+const failoverTarget = 10 * time.Second
+
+// failovers returns, sorted, for each kill after which a result was
+// committed before the next kill, the time from the kill to the reading of
+// the first result committed after it (at or past the results topic's end
+// offsets read right after the kill). The restart is included: the process
+// is restarted at once.
+func failovers(results []Result, marks []killMark) []time.Duration {
+	var out []time.Duration
+	for i, m := range marks {
+		var first time.Time
+		for _, res := range results {
+			if res.At.Offset < m.ends[res.At.Partition] || (i+1 < len(marks) && !res.Read.Before(marks[i+1].at)) {
+				continue
+			}
+			if first.IsZero() || res.Read.Before(first) {
+				first = res.Read
+			}
+		}
+		if !first.IsZero() {
+			out = append(out, first.Sub(m.at))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // payouts returns count init_payout commands with keys crash-<id>-<i>.

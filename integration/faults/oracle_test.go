@@ -59,6 +59,11 @@ type Row struct {
 	// AnsweredSeconds is the time from the first command produced until
 	// every valid command had its result (-1: some never did).
 	AnsweredSeconds *Seconds `json:"answered_seconds,omitempty"`
+	// FailoverP50 and FailoverMax are the times from a SIGKILL to the first
+	// result committed after it (scenario 1: the process restarted at once
+	// with static membership; nil elsewhere).
+	FailoverP50 *Seconds `json:"failover_p50_seconds,omitempty"`
+	FailoverMax *Seconds `json:"failover_max_seconds,omitempty"`
 	// StaleStates counts sessions whose last record on the sessions topic
 	// is not the sandbox's final state (scenario 8; nil elsewhere).
 	StaleStates *Count `json:"stale_states,omitempty"`
@@ -294,12 +299,12 @@ func (rs *rows) print(w io.Writer) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tseed\tcommands\tkills\trestarts\tin window\texecuted\texec twice\tresults\tmissing\tduplicate\twrong\twh expected\twh published\twh duplicate\tcard leaks\tdl extra\tmax sends\treadyz 503\tanswered s\tstale states\twall s\t")
+	fmt.Fprintln(tw, "scenario\tseed\tcommands\tkills\trestarts\tin window\texecuted\texec twice\tresults\tmissing\tduplicate\twrong\twh expected\twh published\twh duplicate\tcard leaks\tdl extra\tmax sends\treadyz 503\tanswered s\tfailover p50 s\tfailover max s\tstale states\twall s\t")
 	for _, r := range rs.rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f\t\n", r.Scenario, r.Seed, r.Commands,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\n", r.Scenario, r.Seed, r.Commands,
 			r.Kills, r.Restarts, r.InWindow, r.Executed, r.ExecutedTwice, r.Results, r.Missing, r.Duplicate, r.Wrong,
 			r.WebhooksExpected, r.WebhooksPublished, r.WebhooksDuplicate, r.CardLeaks, r.DeadLetterExtra,
-			r.MaxSends, r.ReadyzFailed, r.AnsweredSeconds, r.StaleStates, r.WallSeconds)
+			r.MaxSends, r.ReadyzFailed, r.AnsweredSeconds, r.FailoverP50, r.FailoverMax, r.StaleStates, r.WallSeconds)
 	}
 	_ = tw.Flush()
 }

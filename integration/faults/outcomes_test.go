@@ -26,7 +26,8 @@ type Position struct {
 // Result is a committed command result and where it was read.
 type Result struct {
 	codec.CommandResult
-	At Position // position of the result record itself
+	At   Position  // position of the result record itself
+	Read time.Time // when the outcome reader read it
 }
 
 // Source is the position of the command record the result answers.
@@ -145,7 +146,7 @@ func (o *Outcomes) add(ctx context.Context, dec *codec.Decoder, r *kgo.Record, r
 	case results:
 		var v Result
 		err = dec.DecodeRecord(ctx, r.Value, &v.CommandResult)
-		v.At = Position{r.Topic, r.Partition, r.Offset}
+		v.At, v.Read = Position{r.Topic, r.Partition, r.Offset}, time.Now()
 		o.results = append(o.results, v)
 	case deadLetter:
 		var v codec.DeadLetter

@@ -231,8 +231,12 @@ func (s *story) onSession(ctx context.Context, sess *codec.Session) error {
 				return fmt.Errorf("chargeback: %w", err)
 			}
 			s.p.line("story", "card network reports a chargeback on "+sess.ID)
-			for _, tok := range s.env.sandbox.RecurringTokens(sess.ID) {
-				return s.once(ctx, storyCommand{"disable_recurring", "order-7732-pay-disable-token", `{"token":"` + tok + `"}`})
+			// The payment's recurring token, as the session state carries it.
+			for _, op := range sess.Operations {
+				if op.Kind == codec.OperationPayment && op.RecurringToken != nil && op.RecurringToken.Token != "" {
+					return s.once(ctx, storyCommand{"disable_recurring", "order-7732-pay-disable-token",
+						`{"token":"` + op.RecurringToken.Token + `"}`})
+				}
 			}
 		}
 	}

@@ -54,6 +54,7 @@ app.kubernetes.io/component: connector
 {{- define "paysession.apiKeyDir" -}}/etc/paysession/api-key{{- end -}}
 {{- define "paysession.serviceKeyDir" -}}/etc/paysession/service-keys{{- end -}}
 {{- define "paysession.kafkaTLSDir" -}}/etc/paysession/kafka-tls{{- end -}}
+{{- define "paysession.kafkaTLSCADir" -}}/etc/paysession/kafka-tls-ca{{- end -}}
 {{- define "paysession.kafkaSASLDir" -}}/etc/paysession/kafka-sasl{{- end -}}
 {{- define "paysession.registryDir" -}}/etc/paysession/registry{{- end -}}
 {{/* The key of keys.extraProjects[i] is mounted in projectKeyDir/i (ids need not be file names). */}}

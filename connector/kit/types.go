@@ -55,6 +55,9 @@ type (
 	PaymentOptions = codec.PaymentOptions
 	// Metadata is partner metadata: a JSON document (see NewMetadata).
 	Metadata = codec.Metadata
+	// Route is the partner project and submerchant a command names (empty:
+	// the connector's configured ones); every command has Route().
+	Route = codec.Route
 	// PAN is a card number; it prints masked and is written in full only
 	// into the command's value.
 	PAN = sensitive.PAN
@@ -72,6 +75,8 @@ type (
 	Operation         = codec.Operation
 	OperationKind     = codec.OperationKind
 	OperationRefund   = codec.OperationRefund
+	Redirect          = codec.Redirect
+	RecurringToken    = codec.RecurringToken
 	InstrumentSummary = codec.InstrumentSummary
 	WebhookEvent      = codec.WebhookEvent
 	DeadLetter        = codec.DeadLetter

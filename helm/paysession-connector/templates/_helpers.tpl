@@ -57,6 +57,7 @@ app.kubernetes.io/component: connector
 {{- define "paysession.kafkaTLSCADir" -}}/etc/paysession/kafka-tls-ca{{- end -}}
 {{- define "paysession.kafkaSASLDir" -}}/etc/paysession/kafka-sasl{{- end -}}
 {{- define "paysession.registryDir" -}}/etc/paysession/registry{{- end -}}
+{{- define "paysession.registryCADir" -}}/etc/paysession/registry-ca{{- end -}}
 {{/* The key of keys.extraProjects[i] is mounted in projectKeyDir/i (ids need not be file names). */}}
 {{- define "paysession.projectKeyDir" -}}/etc/paysession/project-keys{{- end -}}
 

@@ -1,0 +1,227 @@
+package observability
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paysession/paysession/integration/harness"
+	"github.com/paysession/paysession/internal/paysim"
+)
+
+// dashboardVars are the values of the dashboard's variables for the test's
+// Prometheus: the labels of its scrape job, and a rate window that holds
+// several 1 s scrapes.
+var dashboardVars = map[string]string{"namespace": testNamespace, "job": testJob, "__rate_interval": "1m"}
+
+// TestDashboardAndAlertsOnRealPrometheus runs Debian's Prometheus with the
+// chart's rule file, scraping an in-process connector under load: payouts
+// that finish by webhook, that are confirmed automatically and that stay
+// waiting for confirmation (so the reconciler polls), invalid records (dead
+// letters), a held webhook slot (503 overloaded), and a sandbox fault (every
+// call answered 500) that makes a few commands indeterminate. Then every
+// query of every dashboard panel and every series each alert and recording
+// rule reads must return data, every rule must evaluate without error,
+// PaysessionIndeterminateResults must fire, and every paysession_* metric
+// scraped must be in the README's metrics list.
+func TestDashboardAndAlertsOnRealPrometheus(t *testing.T) {
+	harness.Kafka(t) // skips in -short mode
+	r := startRig(t)
+	ctx := context.Background()
+
+	// Load: each amount class, and invalid records.
+	const perClass = 4
+	for i := range perClass {
+		r.send(t, "INIT_PAYOUT", fmt.Sprintf("obs-small-%02d", i), payout(15000))     // finishes, webhook
+		r.send(t, "INIT_PAYOUT", fmt.Sprintf("obs-auto-%02d", i), payout(2_000_000))  // confirmed by the reconciler
+		r.send(t, "INIT_PAYOUT", fmt.Sprintf("obs-large-%02d", i), payout(9_000_000)) // waits for confirm: polled
+		r.send(t, "INIT_PAYOUT", fmt.Sprintf("obs-bad-%02d", i), `{"amount":"not a number"}`)
+	}
+	harness.Eventually(t, 60*time.Second, "every command has a result", func() bool {
+		return r.metric(t, "paysession_pipeline_commands_total") >= 4*perClass
+	})
+	harness.Eventually(t, 60*time.Second, "an automatic confirmation and a webhook accepted", func() bool {
+		return r.metric(t, "paysession_reconcile_auto_confirms_total") > 0 &&
+			r.metric(t, `paysession_webhook_requests_total{type="payment_finished",verdict="accepted"}`) > 0
+	})
+
+	// A held request fills the endpoint's one slot: the next is overloaded.
+	release := r.holdWebhookSlot(t)
+	harness.Eventually(t, 60*time.Second, "the held webhook request is in flight", func() bool {
+		return r.metric(t, "paysession_webhook_requests_in_flight") == 1
+	})
+	if code := r.postWebhook(t); code != 503 {
+		t.Errorf("webhook beyond the in-flight bound answered %d, want 503", code)
+	}
+	release()
+
+	// The sandbox fault: every call fails with 500 without running, so the
+	// next commands use up their two attempts and end indeterminate.
+	if err := r.sim.SetFaults(paysim.Faults{ErrorRate: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// A series appears with its first value, which rate() cannot count as
+	// an increase: the first indeterminate result creates the series, and
+	// the alert fires on the next ones (see the report on label values
+	// initialized at start).
+	r.send(t, "INIT_PAYOUT", "obs-fault-first", payout(15000))
+	harness.Eventually(t, 60*time.Second, "Prometheus has scraped the first indeterminate result", func() bool {
+		got, err := r.prom.Query(ctx, `paysession_pipeline_commands_total{status="indeterminate"}`)
+		return err == nil && len(got) > 0
+	})
+	before := r.metric(t, `paysession_pipeline_commands_total{kind="init_payout",status="indeterminate"}`)
+	const faulted = 3
+	for i := range faulted {
+		r.send(t, "INIT_PAYOUT", fmt.Sprintf("obs-fault-%02d", i), payout(15000))
+	}
+	harness.Eventually(t, 60*time.Second, "the faulted commands are indeterminate", func() bool {
+		return r.metric(t, `paysession_pipeline_commands_total{kind="init_payout",status="indeterminate"}`) >= before+faulted
+	})
+	if err := r.sim.SetFaults(paysim.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Everything the dashboard and the rules read has data in Prometheus.
+	checks := queriesToCheck(t)
+	var missing []string
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		missing = missing[:0]
+		for _, c := range checks {
+			got, err := r.prom.Query(ctx, c.expr)
+			if err != nil {
+				t.Fatalf("%s: %v", c.what, err)
+			}
+			if len(got) == 0 {
+				missing = append(missing, c.what+": "+c.expr)
+			}
+		}
+		if len(missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 60 s, %d of %d queries still return no data:\n%s", len(missing), len(checks), strings.Join(missing, "\n"))
+		}
+		time.Sleep(500 * time.Millisecond) // poll interval of the condition, as harness.Eventually's
+	}
+	t.Logf("%d queries returned data", len(checks))
+
+	harness.Eventually(t, 60*time.Second, "PaysessionIndeterminateResults fires", func() bool {
+		alerts, err := r.prom.Alerts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(alerts, func(a Alert) bool {
+			return a.Labels["alertname"] == "PaysessionIndeterminateResults" && a.State == "firing" &&
+				a.Labels["namespace"] == testNamespace && a.Labels["job"] == testJob
+		})
+	})
+
+	rules, err := r.prom.Rules(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rule := range rules {
+		if rule.Health != "ok" {
+			t.Errorf("rule %s: health %q, %s", rule.Name, rule.Health, rule.LastError)
+		}
+	}
+	checkScrapedMetricsListed(t, r)
+}
+
+// check is one expression that must return data.
+type check struct{ what, expr string }
+
+// queriesToCheck returns every dashboard query (variables expanded), every
+// series each recording rule and alert reads (Selectors), and every alert
+// expression itself, which must evaluate (its answer may be empty: it has
+// data only while firing).
+func queriesToCheck(t *testing.T) []check {
+	t.Helper()
+	dashPath, err := ChartFile("dashboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	panels, err := LoadDashboardQueries(dashPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []check
+	for _, p := range panels {
+		expr, err := ExpandVariables(p.Expr, dashboardVars)
+		if err != nil {
+			t.Fatalf("panel %q: %v", p.Panel, err)
+		}
+		out = append(out, check{what: fmt.Sprintf("panel %q query %s", p.Panel, p.RefID), expr: expr})
+	}
+	rulesPath, err := ChartFile("prometheus-rules.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := LoadRules(rulesPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range rules.Groups {
+		for _, rule := range g.Rules {
+			name := rule.Record + rule.Alert
+			sels := Selectors(rule.Expr)
+			if len(sels) == 0 {
+				t.Errorf("rule %s reads no series of ours", name)
+			}
+			for _, s := range sels {
+				out = append(out, check{what: "rule " + name + " reads", expr: s})
+			}
+		}
+	}
+	return out
+}
+
+// checkScrapedMetricsListed: every paysession_* metric Prometheus scraped
+// from the running connector is in the README's metrics list (by name or
+// by a kprom family prefix).
+func checkScrapedMetricsListed(t *testing.T, r *rig) {
+	t.Helper()
+	got, err := r.prom.Query(context.Background(), `count by (__name__) ({__name__=~"paysession_.+", job="`+testJob+`"})`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := readmeMetrics(t)
+	var unlisted []string
+	for _, s := range got {
+		name := s.Metric["__name__"]
+		if isListed(name, listed) {
+			continue
+		}
+		unlisted = append(unlisted, name)
+	}
+	sort.Strings(unlisted)
+	if len(unlisted) > 0 {
+		t.Errorf("scraped but not in the README's metrics list: %v", unlisted)
+	}
+	if len(got) < 20 {
+		t.Errorf("only %d paysession_* metrics scraped", len(got))
+	}
+}
+
+// isListed reports whether a scraped series name is a listed metric, one of
+// a listed histogram's series, or of a listed family (name_*).
+func isListed(name string, listed map[string]metricDef) bool {
+	if _, ok := listed[name]; ok {
+		return true
+	}
+	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+		if def, ok := listed[strings.TrimSuffix(name, suffix)]; ok && def.Type == "histogram" {
+			return true
+		}
+	}
+	for l := range listed {
+		if prefix, ok := strings.CutSuffix(l, "*"); ok && strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,185 @@
+package observability
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/connector"
+	"github.com/paysession/paysession/integration/harness"
+	"github.com/paysession/paysession/internal/config"
+	"github.com/paysession/paysession/internal/paysim"
+)
+
+// Labels Prometheus puts on the connector's series, as a ServiceMonitor
+// would: the dashboard's variables take these values.
+const (
+	testNamespace = "obs"
+	testJob       = "paysession"
+	hookPath      = "/webhooks/paysession"
+)
+
+// rig is an in-process connector on the shared broker in front of the
+// sandbox, with a Prometheus scraping it every second and evaluating the
+// chart's rule file.
+type rig struct {
+	sim      *paysim.Server
+	vars     map[string]string
+	conn     *connector.Connector
+	producer *kgo.Client
+	prom     *Server
+}
+
+func logger() *slog.Logger {
+	if os.Getenv("OBSERVABILITY_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// startRig starts the sandbox, the connector and Prometheus. The connector
+// confirms payouts up to 5,000,000 by itself, polls sessions quiet for a
+// second, gives a command two attempts, and serves one webhook at a time
+// (so that a held request makes the next one overloaded).
+func startRig(t *testing.T) *rig {
+	t.Helper()
+	bins, err := EnsurePrometheus(context.Background(), logger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	webhookL, opsL := harness.Listen(t), harness.Listen(t)
+	sim, vars := harness.Sandbox(t, "obs", "http://"+webhookL.Addr().String()+hookPath)
+	for k, v := range map[string]string{
+		"PAYSESSION_WEBHOOK_PATH":                 hookPath,
+		"PAYSESSION_WEBHOOK_MAX_IN_FLIGHT":        "1",
+		"PAYSESSION_KAFKA_SESSION_TIMEOUT":        "6s",
+		"PAYSESSION_PIPELINE_BATCH_DEADLINE":      "3s",
+		"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT": "30s",
+		"PAYSESSION_API_RETRY_MAX_ATTEMPTS":       "2",
+		"PAYSESSION_API_RETRY_BACKOFF_BASE":       "10ms",
+		"PAYSESSION_API_RETRY_BACKOFF_MAX":        "50ms",
+		"PAYSESSION_RECONCILER_INTERVAL":          "1s",
+		"PAYSESSION_RECONCILER_QUIET_AFTER":       "1s",
+		"PAYSESSION_CONFIRM_POLICY":               "auto",
+		"PAYSESSION_CONFIRM_KINDS":                "payout",
+		"PAYSESSION_CONFIRM_MAX_AMOUNT":           "5000000",
+		"PAYSESSION_SHUTDOWN_GRACE":               "6s",
+		"PAYSESSION_LOG_LEVEL":                    "warn",
+	} {
+		vars[k] = v
+	}
+	ctx := context.Background()
+	cfg, err := config.Load(ctx, envconfig.MapLookuper(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: logger(), InstanceID: vars["PAYSESSION_KAFKA_GROUP_ID"],
+		WebhookListener: webhookL, OpsListener: opsL,
+		KafkaOpts: []kgo.Opt{kgo.MetadataMinAge(250 * time.Millisecond), kgo.FetchMaxWait(100 * time.Millisecond)}})
+	if err != nil {
+		t.Fatalf("connector.New: %v", err)
+	}
+	harness.Background(t, "connector Run", c.Run)
+
+	rules, err := ChartFile("prometheus-rules.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	prom, err := Start(ctx, ServerConfig{Binaries: bins, Dir: dir, Targets: []string{c.OpsAddr()}, Job: testJob,
+		Labels: map[string]string{"namespace": testNamespace}, RuleFiles: []string{rules}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(prom.Stop)
+	t.Logf("prometheus %s at %s, log %s", bins.Version, prom.URL(), dir)
+	return &rig{sim: sim, vars: vars, conn: c, producer: harness.NewClient(t, kgo.ProducerLinger(0)), prom: prom}
+}
+
+// send produces one JSON command of the kind of topic variable PAYSESSION_TOPIC_<topic>.
+func (r *rig) send(t *testing.T, topic, key, value string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rec := &kgo.Record{Topic: r.vars[config.Prefix+"TOPIC_"+topic], Key: []byte(key), Value: []byte(value)}
+	if err := r.producer.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		t.Fatalf("produce %s: %v", key, err)
+	}
+}
+
+// payout returns an init_payout command of amount to a card that succeeds.
+func payout(amount int) string {
+	return `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":"4111111111111111",` +
+		`"expiration_month":"12","expiration_year":"29"}}},"amount":` + strconv.Itoa(amount) + `,"currency":"rub"}`
+}
+
+// metric reads the sum of the series of name from the connector's /metrics.
+func (r *rig) metric(t *testing.T, name string) float64 {
+	t.Helper()
+	resp, err := http.Get("http://" + r.conn.OpsAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var sum float64
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, name); ok && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, "{")) {
+			f := strings.Fields(line)
+			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+			sum += v
+		}
+	}
+	return sum
+}
+
+// holdWebhookSlot opens a webhook request whose headers pass the checks and
+// whose body never finishes, so it holds the endpoint's one in-flight slot
+// until release is called.
+func (r *rig) holdWebhookSlot(t *testing.T) (release func()) {
+	t.Helper()
+	conn, err := net.Dial("tcp", r.conn.WebhookAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := base64.StdEncoding.EncodeToString(make([]byte, 256))
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-PARTNER-SIGN: %s\r\n"+
+		"Content-Length: 1000\r\n\r\n{", hookPath, sig)
+	return func() {
+		conn.Close()
+	}
+}
+
+// postWebhook posts a (validly shaped, unverifiable) webhook and returns
+// the status.
+func (r *rig) postWebhook(t *testing.T) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, "http://"+r.conn.WebhookAddr()+hookPath, strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-PARTNER-SIGN", base64.StdEncoding.EncodeToString(make([]byte, 256)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}

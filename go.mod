@@ -13,6 +13,7 @@ require (
 	github.com/twmb/franz-go/pkg/kmsg v1.15.0
 	github.com/twmb/franz-go/pkg/sr v1.8.0
 	github.com/twmb/franz-go/plugin/kprom v1.5.0
+	github.com/twmb/franz-go/plugin/kslog v1.0.0
 	golang.org/x/sync v0.24.0
 	k8s.io/api v0.36.2
 	k8s.io/apimachinery v0.36.2

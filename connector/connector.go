@@ -73,7 +73,7 @@ func New(ctx context.Context, o Options) (*Connector, error) {
 	if err != nil {
 		return nil, err
 	}
-	kafkaOpts = append(kafkaOpts, o.KafkaOpts...)
+	kafkaOpts = append(append(kafkaOpts, kgo.WithLogger(newKafkaLogger(o.Logger))), o.KafkaOpts...)
 	limits, err := verifyTopics(ctx, cfg, kafkaOpts, o.Logger)
 	if err != nil {
 		return nil, err

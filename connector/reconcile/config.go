@@ -62,7 +62,8 @@ type Config struct {
 	Producer Producer
 	// Encoder encodes them. Required.
 	Encoder Encoder
-	// Decoder reads the sessions topic. Default AvroStateDecoder.
+	// Decoder reads the sessions topic. Default: a CodecStateDecoder
+	// without a registry (single-object values, and JSON).
 	Decoder StateDecoder
 	// API polls session/status and sends session/confirm. Required.
 	API API
@@ -112,7 +113,9 @@ func (c *Config) defaults() {
 	fields.Default(&c.CallTimeout, 30*time.Second)
 	c.Confirm.defaults()
 	if c.Decoder == nil {
-		c.Decoder = AvroStateDecoder{}
+		if dec, err := codec.NewDecoder(codec.DecoderConfig{}); err == nil {
+			c.Decoder = CodecStateDecoder{Decoder: dec}
+		}
 	}
 	if c.Clock == nil {
 		c.Clock = systemClock{}

@@ -8,51 +8,6 @@ import (
 	"github.com/paysession/paysession/internal/codec"
 )
 
-func TestAvroStateDecoderReadsEveryEncoding(t *testing.T) {
-	want := stateOf(session("ps_77", "in_progress", "confirm", t0.Add(time.Second), "payout", 1234), t0)
-	want.WebhookType = new(string)
-	*want.WebhookType = "ready_to_confirm"
-	soe, err := codec.EncodeSingleObject(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	confluent, err := codec.EncodeConfluent(42, want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, _ := json.Marshal(want)
-	tests := []struct {
-		name  string
-		value []byte
-		ok    bool
-	}{
-		{"single object", soe, true},
-		{"confluent", confluent, true},
-		{"json", js, true},
-		{"empty", nil, false},
-		{"unknown fingerprint", append([]byte{0xC3, 0x01, 1, 2, 3, 4, 5, 6, 7, 8}, soe[10:]...), false},
-		{"garbage", []byte{0x7f, 1, 2}, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := AvroStateDecoder{}.DecodeSessionState(tc.value)
-			if !tc.ok {
-				if err == nil {
-					t.Fatal("want error")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Session.ID != "ps_77" || *got.Session.NextAction != "confirm" || *got.Session.Operations[0].Amount != 1234 ||
-				!got.Session.UpdatedAt.Equal(*want.Session.UpdatedAt) || *got.WebhookType != "ready_to_confirm" {
-				t.Fatalf("decoded %+v", got)
-			}
-		})
-	}
-}
-
 func TestCodecStateDecoder(t *testing.T) {
 	want := stateOf(session("ps_78", "in_progress", "confirm", t0.Add(time.Second), "payout", 99), t0)
 	soe, err := codec.EncodeSingleObject(want)

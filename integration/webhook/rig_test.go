@@ -332,9 +332,18 @@ func (g *rig) readAll(t *testing.T, topic string) []*kgo.Record {
 	return out
 }
 
+// stateDecoder reads session states as the connector's reconciler does.
+var stateDecoder = func() reconcile.CodecStateDecoder {
+	dec, err := codec.NewDecoder(codec.DecoderConfig{})
+	if err != nil {
+		panic(err)
+	}
+	return reconcile.CodecStateDecoder{Decoder: dec}
+}()
+
 func decodeState(t *testing.T, r *kgo.Record) *codec.SessionState {
 	t.Helper()
-	st, err := reconcile.AvroStateDecoder{}.DecodeSessionState(r.Value)
+	st, err := stateDecoder.DecodeSessionState(r.Value)
 	if err != nil {
 		t.Fatalf("%s/%d: %v", r.Topic, r.Offset, err)
 	}

@@ -46,18 +46,17 @@ func newAPIClient(cfg *config.Config, o Options) (*payapi.Client, error) {
 // problem stops the start.
 func NewCodecs(ctx context.Context, cfg *config.Config, log *slog.Logger) (*codec.Encoder, *codec.Decoder, error) {
 	var reg *sr.Client
-	if cfg.Registry.URL != "" {
-		opts := []sr.ClientOpt{sr.URLs(cfg.Registry.URL)}
-		if cfg.Registry.Username != "" {
-			opts = append(opts, sr.BasicAuth(cfg.Registry.Username, cfg.Registry.Password.Reveal()))
-		}
-		var err error
+	opts, err := cfg.RegistryOpts()
+	if err != nil {
+		return nil, nil, fmt.Errorf("schema registry: %w", err)
+	}
+	if opts != nil {
 		if reg, err = sr.NewClient(opts...); err != nil {
 			return nil, nil, fmt.Errorf("schema registry: %w", err)
 		}
 	}
 	t := cfg.Topics
-	enc, err := codec.NewEncoder(codec.EncoderConfig{Registry: reg, Logger: log, Topics: map[string]schemas.Name{
+	enc, err := codec.NewEncoder(codec.EncoderConfig{Registry: reg, LookupOnly: cfg.Registry.LookupOnly, Logger: log, Topics: map[string]schemas.Name{
 		t.CommandResults: schemas.CommandResult, t.Sessions: schemas.SessionState, t.SessionUpdates: schemas.SessionState,
 		t.WebhookEvents: schemas.WebhookEvent,
 		t.DeadLetter:    schemas.DeadLetter, t.WalletBalances: schemas.WalletBalance, t.FPSBanks: schemas.FPSBanks,

@@ -36,6 +36,8 @@ func newObject(apiVersion, kind string) (any, error) {
 	switch apiVersion + "/" + kind {
 	case "apps/v1/Deployment":
 		return &appsv1.Deployment{}, nil
+	case "apps/v1/StatefulSet":
+		return &appsv1.StatefulSet{}, nil
 	case "v1/Service":
 		return &corev1.Service{}, nil
 	case "v1/ConfigMap":

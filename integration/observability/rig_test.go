@@ -126,6 +126,26 @@ func payout(amount int) string {
 		`"expiration_month":"12","expiration_year":"29"}}},"amount":` + strconv.Itoa(amount) + `,"currency":"rub"}`
 }
 
+// steadyLoad produces a payout every 200 ms until ctx ends, at most 600
+// (two minutes).
+func (r *rig) steadyLoad(ctx context.Context) error {
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	topic := r.vars[config.Prefix+"TOPIC_INIT_PAYOUT"]
+	for i := range 600 {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		rec := &kgo.Record{Topic: topic, Key: []byte(fmt.Sprintf("obs-steady-%04d", i)), Value: []byte(payout(15000))}
+		if err := r.producer.ProduceSync(ctx, rec).FirstErr(); err != nil && ctx.Err() == nil {
+			return fmt.Errorf("steady load: %w", err)
+		}
+	}
+	return nil
+}
+
 // metric reads the sum of the series of name from the connector's /metrics.
 func (r *rig) metric(t *testing.T, name string) float64 {
 	t.Helper()

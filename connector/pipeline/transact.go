@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/kafka"
 )
 
 // transact runs one batch inside one transaction: Begin → execute the lanes
@@ -113,36 +114,13 @@ func (p *Pipeline) produce(ctx context.Context, s *kgo.GroupTransactSession, b *
 	if err != nil {
 		return err
 	}
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-	)
-	for _, r := range recs {
-		wg.Add(1)
-		s.Produce(pctx, r, func(r *kgo.Record, err error) {
-			defer wg.Done()
-			if err != nil {
-				mu.Lock()
-				if first == nil {
-					first = &topicError{Topic: r.Topic, Err: err}
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	// Send now rather than after the producer's linger: every record of the
-	// batch is buffered, and the commit waits for them anyway.
-	if err := s.Client().Flush(pctx); err != nil {
-		mu.Lock()
-		defer mu.Unlock()
-		if first != nil {
-			return first
+	if r, err := kafka.ProduceAll(pctx, s, recs); err != nil {
+		if r != nil {
+			return &topicError{Topic: r.Topic, Err: err}
 		}
-		return fmt.Errorf("flush outcomes: %w", err)
+		return fmt.Errorf("produce outcomes: %w", err)
 	}
-	wg.Wait()
-	return first
+	return nil
 }
 
 // countCommitted updates the per-command metrics of a committed batch.

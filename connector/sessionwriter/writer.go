@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/kafka"
 )
 
 // Writer derives the sessions and webhook-events topics from the
@@ -301,30 +303,13 @@ func (w *Writer) produce(ctx context.Context, s *kgo.GroupTransactSession, recs 
 	}
 	pctx, cancel := context.WithTimeout(ctx, w.cfg.TransactionTimeout/2)
 	defer cancel()
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-	)
-	for _, r := range recs {
-		wg.Add(1)
-		s.Produce(pctx, r, func(r *kgo.Record, err error) {
-			defer wg.Done()
-			if err != nil {
-				mu.Lock()
-				if first == nil {
-					first = fmt.Errorf("produce to %s: %w", r.Topic, err)
-				}
-				mu.Unlock()
-			}
-		})
+	if r, err := kafka.ProduceAll(pctx, s, recs); err != nil {
+		if r != nil {
+			return fmt.Errorf("produce to %s: %w", r.Topic, err)
+		}
+		return err
 	}
-	if err := s.Client().Flush(pctx); err != nil {
-		wg.Wait()
-		return errors.Join(first, fmt.Errorf("flush: %w", err))
-	}
-	wg.Wait()
-	return first
+	return nil
 }
 
 // Partitions returns the partitions this writer owns and has taken over,

@@ -27,7 +27,7 @@ func TestAlertsFireOnTheirConditions(t *testing.T) {
 		Tests []struct {
 			Name          string `json:"name"`
 			AlertRuleTest []struct {
-				Alertname string            `json:"alertname"`
+				Alertname string          `json:"alertname"`
 				ExpAlerts []expectedAlert `json:"exp_alerts"`
 			} `json:"alert_rule_test"`
 		} `json:"tests"`

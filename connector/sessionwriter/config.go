@@ -38,7 +38,7 @@ type Config struct {
 	// from every other transactional id of the cluster and stay the same
 	// across the replica's restarts. Required.
 	TransactionalID string
-	// TransactionTimeout is the Kafka transaction timeout. Default 60s.
+	// TransactionTimeout is the Kafka transaction timeout. Default 30s.
 	TransactionTimeout time.Duration
 	// UpdatesTopic, SessionsTopic and EventsTopic name the three topics.
 	// Required; they must have the same number of partitions.
@@ -64,7 +64,7 @@ type Config struct {
 
 func (c *Config) defaults() {
 	if c.TransactionTimeout == 0 {
-		c.TransactionTimeout = 60 * time.Second
+		c.TransactionTimeout = 30 * time.Second
 	}
 	if c.EventWindow == 0 {
 		c.EventWindow = 24 * time.Hour

@@ -59,9 +59,11 @@ type Row struct {
 	// AnsweredSeconds is the time from the first command produced until
 	// every valid command had its result (-1: some never did).
 	AnsweredSeconds *Seconds `json:"answered_seconds,omitempty"`
-	// FailoverP50 and FailoverMax are the times from a SIGKILL to the first
-	// result committed after it (scenario 1: the process restarted at once
-	// with static membership; nil elsewhere).
+	// FailoverP50 and FailoverMax are the times from a SIGKILL until work
+	// flows again: scenario 1, the first result committed after it (the
+	// process restarted at once, static membership); scenario 5, until every
+	// partition of the killed replica answered again from the others
+	// (not restarted, default session timeout). Nil elsewhere.
 	FailoverP50 *Seconds `json:"failover_p50_seconds,omitempty"`
 	FailoverMax *Seconds `json:"failover_max_seconds,omitempty"`
 	// StaleStates counts sessions whose last record on the sessions topic

@@ -102,7 +102,7 @@ type Registry struct {
 type Pipeline struct {
 	MaxInFlight        int           `env:"MAX_IN_FLIGHT, default=256" desc:"API calls in flight at once across all partitions"`
 	BatchDeadline      time.Duration `env:"BATCH_DEADLINE, default=10s" desc:"time a polled batch may run before still-retrying commands move to the retry topic"`
-	TransactionTimeout time.Duration `env:"TRANSACTION_TIMEOUT, default=60s" desc:"Kafka transaction timeout; at least twice BATCH_DEADLINE"`
+	TransactionTimeout time.Duration `env:"TRANSACTION_TIMEOUT, default=30s" desc:"Kafka transaction timeout; at least twice BATCH_DEADLINE. Keep it below KAFKA_SESSION_TIMEOUT: the partitions of a replica that died with a transaction open move to another replica after the later of the two"`
 	KeyLifetimeMargin  time.Duration `env:"KEY_LIFETIME_MARGIN, default=23h" desc:"commands whose record is older are expired, never sent (the service keeps keys 24h)"`
 }
 

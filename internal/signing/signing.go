@@ -56,26 +56,44 @@ type Verifier interface {
 	Verify(body []byte, signature string) error
 }
 
-// RSASigner signs with an in-memory RSA private key.
+// RSASigner signs with an in-memory RSA private key, on the engine chosen
+// when it was made (see Engine).
 type RSASigner struct {
 	key     *rsa.PrivateKey
 	padding Padding
+	engine  Engine
+	native  *nativeKey // the key in libcrypto, with EngineLibcrypto
+	err     error      // why the engine could not take the key: every Sign returns it
 }
 
-// NewRSASigner returns a signer for key with the given padding.
+// NewRSASigner returns a signer for key with the given padding on
+// DefaultEngine. Should that engine refuse the key (libcrypto accepts every
+// key crypto/rsa parses), every Sign returns the reason.
 func NewRSASigner(key *rsa.PrivateKey, padding Padding) *RSASigner {
-	return &RSASigner{key: key, padding: padding}
+	s, err := NewRSASignerWith(DefaultEngine, key, padding)
+	if err != nil {
+		return &RSASigner{key: key, padding: padding, engine: DefaultEngine, err: err}
+	}
+	return s
 }
+
+// Engine returns the engine of s's private-key operation.
+func (s *RSASigner) Engine() Engine { return s.engine }
 
 // Sign returns the Base64 signature of SHA-256(body).
 func (s *RSASigner) Sign(body []byte) (string, error) {
+	if s.err != nil {
+		return "", fmt.Errorf("sign: %w", s.err)
+	}
 	digest := sha256.Sum256(body)
 	var (
 		sig []byte
 		err error
 	)
-	switch s.padding {
-	case PSS:
+	switch {
+	case s.native != nil:
+		sig, err = s.native.sign(s.padding, digest[:])
+	case s.padding == PSS:
 		sig, err = rsa.SignPSS(rand.Reader, s.key, crypto.SHA256, digest[:],
 			&rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash})
 	default:
@@ -91,7 +109,9 @@ func (s *RSASigner) Sign(body []byte) (string, error) {
 func (s *RSASigner) Public() *rsa.PublicKey { return &s.key.PublicKey }
 
 // String never prints key material.
-func (s *RSASigner) String() string { return "RSASigner(" + s.padding.String() + ", key redacted)" }
+func (s *RSASigner) String() string {
+	return "RSASigner(" + s.padding.String() + ", " + string(s.engine) + ", key redacted)"
+}
 
 // LogValue never logs key material.
 func (s *RSASigner) LogValue() slog.Value { return slog.StringValue(s.String()) }

@@ -105,6 +105,13 @@ func startRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(prom.Stop)
+	// Prometheus applies its targets a few seconds after it starts: the
+	// load waits for the first scrape, so that every counter is seen
+	// before it moves (rate() cannot count a series' first value).
+	harness.Eventually(t, 60*time.Second, "Prometheus has scraped the connector", func() bool {
+		up, err := prom.TargetsUp(ctx)
+		return err == nil && up
+	})
 	t.Logf("prometheus %s at %s, log %s", bins.Version, prom.URL(), dir)
 	return &rig{sim: sim, vars: vars, conn: c, producer: harness.NewClient(t, kgo.ProducerLinger(0)), prom: prom}
 }

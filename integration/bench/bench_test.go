@@ -121,7 +121,9 @@ func TestReportJSON(t *testing.T) {
 	rep := &Report{Signing: Signing{Goroutines: 2, Seconds: 3, PerSecond: 1000},
 		Throughput: Throughput{Commands: 5000, PerSecond: 800, CeilingFraction: 0.8},
 		Latency:    Latency{P99MS: 60}, SlowAPI: SlowAPI{PerSecond: 1200, PeakRSSMiB: 90},
-		Webhooks: Webhooks{PerSecond: 6000, P99MS: 20}}
+		Webhooks: Webhooks{PerSecond: 6000, P99MS: 20},
+		Paced:    Paced{RatePerSecond: 100, Commands: 1000, Connector: PacedRun{P99MS: 30}, Naive: PacedRun{P99MS: 25}, P99Ratio: 1.2},
+		Engines:  []EngineRun{{Engine: "go", ConnectorCPUPerCmd: 1.5}, {Engine: "libcrypto", ConnectorCPUPerCmd: 0.6}}}
 	rep.Targets = rep.targets()
 	path := filepath.Join(t.TempDir(), "sub", "bench.json")
 	if err := rep.write(path); err != nil {
@@ -142,6 +144,7 @@ func TestReportJSON(t *testing.T) {
 		"slow_api": {"commands", "commands_per_s", "goroutines_at_peak", "heap_inuse_mib_at_end", "heap_inuse_mib_at_peak", "max_in_flight",
 			"partitions", "peak_in_flight", "peak_rss_mib", "sandbox_latency_ms", "seconds", "stack_inuse_mib_at_peak"},
 		"webhooks": {"accepted", "accepted_per_s", "p50_ms", "p99_ms", "seconds", "sent", "workers"},
+		"paced":    {"commands", "connector", "connector_to_naive_p99_ratio", "naive_loop", "partitions", "rate_per_s", "signing_engine"},
 	}
 	for section, keys := range wantKeys {
 		m, _ := got[section].(map[string]any)
@@ -159,9 +162,36 @@ func TestReportJSON(t *testing.T) {
 		met[tg.Name] = tg.Met
 	}
 	want := map[string]bool{"end-to-end throughput": true, "slow API, 1 partition": true, "added latency p99 at half max": false,
-		"webhooks accepted": true, "webhook answer p99": true, "peak RSS, ~1000 in flight": true}
+		"webhooks accepted": true, "webhook answer p99": true, "peak RSS, ~1000 in flight": true,
+		"paced p99 / naive loop p99": true, "libcrypto CPU/command vs go": true}
 	if !reflect.DeepEqual(met, want) {
 		t.Errorf("targets met = %v, want %v", met, want)
+	}
+	engines, _ := got["signing_engines"].([]any)
+	if first, _ := engines[0].(map[string]any); len(engines) != 2 || first["engine"] != "go" || first["connector_cpu_ms_per_command"] != 1.5 {
+		t.Errorf("signing_engines = %v", got["signing_engines"])
+	}
+}
+
+func TestEngineCPUTarget(t *testing.T) {
+	tests := []struct {
+		name     string
+		engines  []EngineRun
+		measured float64
+		met      bool
+	}{
+		{"half or less", []EngineRun{{Engine: "go", ConnectorCPUPerCmd: 1.6}, {Engine: "libcrypto", ConnectorCPUPerCmd: 0.8}}, 0.5, true},
+		{"more than half", []EngineRun{{Engine: "libcrypto", ConnectorCPUPerCmd: 0.9}, {Engine: "go", ConnectorCPUPerCmd: 1.2}}, 0.75, false},
+		{"libcrypto not built", []EngineRun{{Engine: "go", ConnectorCPUPerCmd: 1.2}, {Engine: "libcrypto", Error: "no cgo"}}, 0, false},
+		{"go only", []EngineRun{{Engine: "go", ConnectorCPUPerCmd: 1.2}}, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := (&Report{Engines: tc.engines}).engineCPUTarget()
+			if got.Measured != tc.measured || got.Met != tc.met {
+				t.Errorf("measured %v met %v, want %v %v", got.Measured, got.Met, tc.measured, tc.met)
+			}
+		})
 	}
 }
 
@@ -175,6 +205,9 @@ func TestFlags(t *testing.T) {
 		{"scaled", []string{"-commands", "100", "-webhooks", "10", "-max-in-flight", "64"}, false},
 		{"zero commands", []string{"-commands", "0"}, true},
 		{"zero workers", []string{"-webhook-workers", "0"}, true},
+		{"paced", []string{"-paced-commands", "200", "-paced-rate", "50", "-engines", "this", "-engine-phases-only"}, false},
+		{"zero paced rate", []string{"-paced-rate", "0"}, true},
+		{"unknown engines", []string{"-engines", "boring"}, true},
 		{"unknown flag", []string{"-nope"}, true},
 	}
 	for _, tc := range tests {

@@ -63,9 +63,15 @@ func (p *producer) wait() error {
 	return p.err
 }
 
-// runBatch produces every record at once and waits for every result; it
-// returns when the first was produced and when the last result arrived.
+// runBatch produces every record at once and waits for every result of
+// the connector; it returns when the first was produced and when the last
+// result arrived.
 func (e *env) runBatch(ctx context.Context, b *batch) (start, last time.Time, err error) {
+	return e.runBatchOn(ctx, b, e.results)
+}
+
+// runBatchOn is runBatch with the results read by c.
+func (e *env) runBatchOn(ctx context.Context, b *batch, c *collector) (start, last time.Time, err error) {
 	p := &producer{cl: e.producer}
 	start = time.Now()
 	for _, r := range b.records {
@@ -74,7 +80,7 @@ func (e *env) runBatch(ctx context.Context, b *batch) (start, last time.Time, er
 	if err := p.wait(); err != nil {
 		return start, start, err
 	}
-	arrived, err := e.results.wait(ctx, b.keys)
+	arrived, err := c.wait(ctx, b.keys)
 	if err != nil {
 		return start, start, err
 	}
@@ -84,4 +90,21 @@ func (e *env) runBatch(ctx context.Context, b *batch) (start, last time.Time, er
 		}
 	}
 	return start, last, nil
+}
+
+// pace produces records at rate per second, in order, and returns when
+// each produce call was made.
+func pace(ctx context.Context, p *producer, records []*kgo.Record, rate float64) []time.Time {
+	sent := make([]time.Time, len(records))
+	const tick = 5 * time.Millisecond
+	start := time.Now()
+	for i := 0; i < len(records) && ctx.Err() == nil; {
+		due := min(len(records), int(time.Since(start).Seconds()*rate)+1)
+		for ; i < due; i++ {
+			sent[i] = time.Now()
+			p.send(ctx, records[i])
+		}
+		time.Sleep(tick) // pacing of the steady rate, not a wait for a condition
+	}
+	return sent
 }

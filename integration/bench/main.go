@@ -1,8 +1,11 @@
 // Command bench measures the connector end to end on the real broker: the
 // machine's RSA-2048 signing rate (the ceiling: every API call is signed),
 // commands/s and CPU per command, added latency at half of the maximum rate,
-// throughput against a slow API on one partition with peak RSS, and webhooks/s
-// at the webhook endpoint. It prints a table and writes the figures as JSON.
+// readable latency at a paced rate beside a naive at-least-once loop (the
+// floor of any design), throughput against a slow API on one partition with
+// peak RSS, and webhooks/s at the webhook endpoint. The phases that depend on
+// the signing engine run again with a bench built for the other engine
+// (-tags libcrypto or not). It prints a table and writes the figures as JSON.
 //
 // It sits beside the data path like integration/harness: it starts a Kafka
 // broker (or uses KAFKA_BROKERS), the sandbox as its own process (cmd/paysim,
@@ -45,6 +48,13 @@ type options struct {
 	webhookWorkers int
 	timeout        time.Duration
 	logLevel       string
+	pacedCommands  int
+	pacedRate      float64
+	// engines is "all" (also measure the other signing engine, with a
+	// bench built for it) or "this" (only this build's engine).
+	engines string
+	// engineOnly runs only the phases measured per signing engine.
+	engineOnly bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -64,6 +74,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.webhookWorkers, "webhook-workers", 64, "goroutines posting webhooks")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "connector log level (to stderr)")
+	fs.IntVar(&o.pacedCommands, "paced-commands", 1000, "commands of the paced phase, through the connector and through the naive loop each")
+	fs.Float64Var(&o.pacedRate, "paced-rate", 100, "commands/s of the paced phase")
+	fs.StringVar(&o.engines, "engines", "all", "signing engines measured: all (this build's, then the other one with a bench built for it: -tags libcrypto or not) or this")
+	fs.BoolVar(&o.engineOnly, "engine-phases-only", false, "run only the phases measured per signing engine (signing rate, throughput, paced); the bench's child runs use it")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -76,6 +90,10 @@ func (o options) validate() error {
 		return fmt.Errorf("-commands, -slow-commands and -webhooks must be at least 1")
 	case o.partitions < 1, o.webhookWorkers < 1, o.maxInFlight < 1:
 		return fmt.Errorf("-partitions, -webhook-workers and -max-in-flight must be at least 1")
+	case o.pacedCommands < 1, !(o.pacedRate > 0):
+		return fmt.Errorf("-paced-commands and -paced-rate must be positive")
+	case o.engines != "all" && o.engines != "this":
+		return fmt.Errorf("-engines %q: want all or this", o.engines)
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
+
+	"github.com/paysession/paysession/internal/signing"
 )
 
 // measure starts the environment and runs every phase in order; on an
@@ -28,21 +30,30 @@ func measure(ctx context.Context, o options, log *slog.Logger) (*Report, error) 
 	if _, _, err := e.runBatch(ctx, newBatch(e.cfg.Topics.InitPayout, "warmup", 20*o.partitions, o.partitions)); err != nil {
 		return nil, fmt.Errorf("warm-up: %w", err)
 	}
-	steps := []struct {
+	type step struct {
 		name string
 		run  func() error
-	}{
+	}
+	steps := []step{
 		{"signing rate", func() (err error) { rep.Signing, err = measureSigning(ctx, 2, o.signFor); return }},
 		{"end-to-end throughput", func() (err error) {
 			rep.Throughput, err = e.measureThroughput(ctx, o, rep.Signing)
 			return
 		}},
-		{"added latency at half max", func() (err error) {
-			rep.Latency, err = e.measureLatency(ctx, o, rep.Throughput.PerSecond/2)
+		{"paced latency beside a naive loop", func() (err error) {
+			rep.Paced, err = e.measurePaced(ctx, o, string(signing.DefaultEngine))
 			return
 		}},
-		{"slow API on one partition", func() (err error) { rep.SlowAPI, err = e.measureSlowAPI(ctx, o); return }},
-		{"webhooks", func() (err error) { rep.Webhooks, err = e.measureWebhooks(ctx, o); return }},
+	}
+	if !o.engineOnly {
+		steps = append(steps, []step{
+			{"added latency at half max", func() (err error) {
+				rep.Latency, err = e.measureLatency(ctx, o, rep.Throughput.PerSecond/2)
+				return
+			}},
+			{"slow API on one partition", func() (err error) { rep.SlowAPI, err = e.measureSlowAPI(ctx, o); return }},
+			{"webhooks", func() (err error) { rep.Webhooks, err = e.measureWebhooks(ctx, o); return }},
+		}...)
 	}
 	for _, s := range steps {
 		log.Info("phase: " + s.name)
@@ -50,6 +61,10 @@ func measure(ctx context.Context, o options, log *slog.Logger) (*Report, error) 
 			rep.Targets = rep.targets()
 			return rep, fmt.Errorf("%s: %w", s.name, err)
 		}
+	}
+	rep.Engines = []EngineRun{engineRun(rep)}
+	if o.engines == "all" {
+		rep.Engines = append(rep.Engines, e.measureOtherEngine(ctx, o, log))
 	}
 	rep.Targets = rep.targets()
 	rep.Notes = notes(o)
@@ -67,6 +82,11 @@ func notes(o options) []string {
 			"of this phase's commands and results; heap profile of the peak: " + slowHeapProfile(o),
 		fmt.Sprintf("PAYSESSION_PIPELINE_MAX_IN_FLIGHT=%d in every phase; the sandbox sends no webhooks in the command phases", o.maxInFlight),
 		"added latency = produce call -> result readable with read_committed, minus the sandbox latency (0 in that phase)",
+		fmt.Sprintf("paced phase: %d commands at %.0f/s (0 ms sandbox latency), through the connector, then through a naive "+
+			"at-least-once franz-go loop in this process (poll -> call all -> produce, acks=all -> commit; same signer, "+
+			"same partitions); readable latency = produce call -> result readable", o.pacedCommands, o.pacedRate),
+		"signing engines: this bench signs with " + string(signing.DefaultEngine) + " (connector and naive loop); the other " +
+			"engine's row comes from a bench built for it (-tags libcrypto or not) run afterwards on the same broker",
 	}
 }
 
@@ -89,6 +109,7 @@ func printMissedProfiles(w io.Writer, rep *Report) {
 		"added latency p99 at half max": cpu(rep.Latency.Profile),
 		"webhooks accepted":             cpu(rep.Webhooks.Profile),
 		"webhook answer p99":            cpu(rep.Webhooks.Profile),
+		"paced p99 / naive loop p99":    cpu(rep.Paced.Profile),
 		"peak RSS, ~1000 in flight":     {rep.SlowAPI.HeapProfile, "heap (inuse_space)", []string{"-sample_index=inuse_space"}},
 	}
 	printed := map[string]bool{}

@@ -86,19 +86,10 @@ func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Late
 	if err != nil {
 		return Latency{}, err
 	}
-	sent := make([]time.Time, n)
 	p := &producer{cl: e.producer, acked: make(map[string]time.Time, n)}
 	before := readPipelineStats(e.conn.Registry)
-	const tick = 5 * time.Millisecond
 	start := time.Now()
-	for i := 0; i < n; {
-		due := min(n, int(time.Since(start).Seconds()*rate)+1)
-		for ; i < due; i++ {
-			sent[i] = time.Now()
-			p.send(ctx, b.records[i])
-		}
-		time.Sleep(tick) // pacing of the steady rate, not a wait for a condition
-	}
+	sent := pace(ctx, p, b.records, rate)
 	err = p.wait()
 	var arrived map[string]time.Time
 	if err == nil {

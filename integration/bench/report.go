@@ -21,8 +21,12 @@ type Report struct {
 	Latency    Latency    `json:"latency"`
 	SlowAPI    SlowAPI    `json:"slow_api"`
 	Webhooks   Webhooks   `json:"webhooks"`
-	Targets    []Target   `json:"targets"`
-	Notes      []string   `json:"notes,omitempty"`
+	Paced      Paced      `json:"paced"`
+	// Engines are the engine-dependent figures per signing engine, this
+	// bench's first.
+	Engines []EngineRun `json:"signing_engines,omitempty"`
+	Targets []Target    `json:"targets"`
+	Notes   []string    `json:"notes,omitempty"`
 }
 
 // Signing is the machine's RSA-2048 PKCS#1 v1.5 signing rate with
@@ -149,7 +153,26 @@ func (r *Report) targets() []Target {
 		{"webhooks accepted", ">= 5000 /s", r.Webhooks.PerSecond, "webhooks/s", r.Webhooks.PerSecond >= 5000},
 		{"webhook answer p99", "<= 50 ms", r.Webhooks.P99MS, "ms", r.Webhooks.P99MS > 0 && r.Webhooks.P99MS <= 50},
 		{"peak RSS, ~1000 in flight", "<= 150 MiB", r.SlowAPI.PeakRSSMiB, "MiB", r.SlowAPI.PeakRSSMiB > 0 && r.SlowAPI.PeakRSSMiB <= 150},
+		{"paced p99 / naive loop p99", "<= 1.5", r.Paced.P99Ratio, "ratio", r.Paced.P99Ratio > 0 && r.Paced.P99Ratio <= 1.5},
+		r.engineCPUTarget(),
 	}
+}
+
+// engineCPUTarget judges the libcrypto engine's connector CPU per command
+// against half of the go engine's, both from this run.
+func (r *Report) engineCPUTarget() Target {
+	t := Target{Name: "libcrypto CPU/command vs go", Goal: "<= 0.5", Unit: "ratio"}
+	cpu := map[string]float64{}
+	for _, e := range r.Engines {
+		if e.Error == "" {
+			cpu[e.Engine] = e.ConnectorCPUPerCmd
+		}
+	}
+	if cpu["go"] > 0 && cpu["libcrypto"] > 0 {
+		t.Measured = round(cpu["libcrypto"]/cpu["go"], 2)
+		t.Met = t.Measured <= 0.5
+	}
+	return t
 }
 
 func (r *Report) print(w io.Writer) {
@@ -175,9 +198,24 @@ func (r *Report) print(w io.Writer) {
 	row("slow API commands/s", "%.0f (latency %.0f ms, %d partition, in-flight %d, peak in flight %.0f)", s.PerSecond, s.SandboxLatencyMS, s.Partitions, s.MaxInFlight, s.PeakInFlight)
 	row("  peak RSS (connector + bench clients)", "%.1f MiB (heap in use at end %.1f MiB)", s.PeakRSSMiB, s.HeapInUseMiB)
 	row("  at the peak", "heap in use %.1f MiB, stacks %.1f MiB, %d goroutines", s.HeapInUseAtPeakMiB, s.StackAtPeakMiB, s.GoroutinesAtPeak)
+	pc := r.Paced
+	row("paced readable latency", "connector p50 %.1f ms, p99 %.1f ms, max %.1f ms; naive loop p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+		pc.Connector.P50MS, pc.Connector.P99MS, pc.Connector.MaxMS, pc.Naive.P50MS, pc.Naive.P99MS, pc.Naive.MaxMS)
+	row("  p99 connector / naive", "%.2f (%.0f/s, %d commands each, %d partitions, signer %s)", pc.P99Ratio, pc.RatePerSecond, pc.Commands, pc.Partitions, pc.Engine)
 	h := r.Webhooks
 	row("webhooks accepted/s", "%.0f (%d/%d accepted, %d workers)", h.PerSecond, h.Accepted, h.Sent, h.Workers)
 	row("  webhook answer", "p50 %.1f ms, p99 %.1f ms", h.P50MS, h.P99MS)
+	if len(r.Engines) > 0 {
+		fmt.Fprintf(tw, "\nsigning engine\tsigns/s\tcommands/s\tconnector CPU ms/cmd\tprocess CPU ms/cmd\tpaced p99 connector/naive\n")
+		for _, e := range r.Engines {
+			if e.Error != "" {
+				fmt.Fprintf(tw, "%s\tnot measured: %s\n", e.Engine, e.Error)
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.3f\t%.3f\t%.1f/%.1f ms (%.2f)\n", e.Engine, e.SignsPerSecond, e.CommandsPerSecond,
+				e.ConnectorCPUPerCmd, e.ProcessCPUPerCmd, e.Paced.Connector.P99MS, e.Paced.Naive.P99MS, e.Paced.P99Ratio)
+		}
+	}
 	fmt.Fprintf(tw, "\ntarget\tgoal\tmeasured\tmet\n")
 	for _, g := range r.Targets {
 		fmt.Fprintf(tw, "%s\t%s\t%.2f %s\t%v\n", g.Name, g.Goal, g.Measured, g.Unit, g.Met)

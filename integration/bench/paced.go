@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Paced is the paced-latency phase: the same init_payout commands at a
+// steady rate (0 ms sandbox latency), first through the connector, then
+// through the naive at-least-once loop on topics of the same layout, on one
+// broker and one sandbox. Latency is produce call → result readable
+// (read_committed).
+type Paced struct {
+	RatePerSecond float64 `json:"rate_per_s"`
+	Commands      int     `json:"commands"`
+	Partitions    int     `json:"partitions"`
+	// Engine signs the requests of both (signing.DefaultEngine of the build).
+	Engine    string   `json:"signing_engine"`
+	Connector PacedRun `json:"connector"`
+	Naive     PacedRun `json:"naive_loop"`
+	P99Ratio  float64  `json:"connector_to_naive_p99_ratio"`
+	Profile   string   `json:"profile,omitempty"`
+}
+
+// PacedRun is one side of the paced phase, in milliseconds.
+type PacedRun struct {
+	P50MS float64 `json:"p50_ms"`
+	P99MS float64 `json:"p99_ms"`
+	MaxMS float64 `json:"max_ms"`
+}
+
+// measurePaced runs o.pacedCommands at o.pacedRate through the connector
+// and then through a naive loop started for the phase.
+func (e *env) measurePaced(ctx context.Context, o options, engine string) (Paced, error) {
+	ph := Paced{RatePerSecond: o.pacedRate, Commands: o.pacedCommands, Partitions: o.partitions, Engine: engine}
+	prof, err := startProfile(o.profileDir, "paced")
+	if err != nil {
+		return ph, err
+	}
+	b := newBatch(e.cfg.Topics.InitPayout, "paced", o.pacedCommands, o.partitions)
+	ph.Connector, err = e.pacedRun(ctx, b, e.results, o.pacedRate)
+	if err != nil {
+		err = fmt.Errorf("connector: %w", err)
+	} else if ph.Naive, err = e.measureNaive(ctx, o); err != nil {
+		err = fmt.Errorf("naive loop: %w", err)
+	}
+	ph.Profile = prof.stop()
+	if err != nil {
+		return ph, err
+	}
+	if ph.Naive.P99MS > 0 {
+		ph.P99Ratio = round(ph.Connector.P99MS/ph.Naive.P99MS, 2)
+	}
+	return ph, nil
+}
+
+// measureNaive creates the naive loop's topics (commands with the
+// connector's partitions, results with one like command-results), warms
+// the loop up and paces the phase's commands through it.
+func (e *env) measureNaive(ctx context.Context, o options) (PacedRun, error) {
+	prefix := "bench-" + randomID() + "-naive-"
+	commands, results := prefix+"commands", prefix+"results"
+	for topic, partitions := range map[string]int32{commands: int32(o.partitions), results: 1} {
+		res, err := e.admin.CreateTopic(ctx, partitions, -1, nil, topic)
+		if err == nil {
+			err = res.Err
+		}
+		if err != nil {
+			return PacedRun{}, fmt.Errorf("create topic %s: %w", topic, err)
+		}
+		e.topics = append(e.topics, topic)
+	}
+	c, err := startCollector(ctx, e.brokers, results)
+	if err != nil {
+		return PacedRun{}, err
+	}
+	defer c.close()
+	loop, err := e.startNaiveLoop(ctx, commands, results, prefix+"group")
+	if err != nil {
+		return PacedRun{}, err
+	}
+	// A failed loop ends the waits at once instead of at the bench timeout
+	// (its error comes from stop).
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-loop.stopped:
+			cancel()
+		case <-runCtx.Done():
+		}
+	}()
+	if _, _, err := e.runBatchOn(runCtx, newBatch(commands, "naive-warmup", 20*o.partitions, o.partitions), c); err != nil {
+		return PacedRun{}, errors.Join(fmt.Errorf("warm-up: %w", err), loop.stop())
+	}
+	run, err := e.pacedRun(runCtx, newBatch(commands, "naive-paced", o.pacedCommands, o.partitions), c, o.pacedRate)
+	return run, errors.Join(err, loop.stop())
+}
+
+// pacedRun paces b at rate and waits for every result in c.
+func (e *env) pacedRun(ctx context.Context, b *batch, c *collector, rate float64) (PacedRun, error) {
+	p := &producer{cl: e.producer}
+	sent := pace(ctx, p, b.records, rate)
+	if err := p.wait(); err != nil {
+		return PacedRun{}, err
+	}
+	arrived, err := c.wait(ctx, b.keys)
+	if err != nil {
+		return PacedRun{}, err
+	}
+	lat := make([]time.Duration, len(b.keys))
+	for i, k := range b.keys {
+		lat[i] = arrived[k].Sub(sent[i])
+	}
+	return PacedRun{P50MS: ms(percentile(lat, 50)), P99MS: ms(percentile(lat, 99)), MaxMS: ms(percentile(lat, 100))}, nil
+}

@@ -230,7 +230,13 @@ func (c *Connector) buildOps(cfg *config.Config, o Options) error {
 			return err
 		}
 	}
-	c.ops = &HTTPServer{Name: "ops", Listener: l, Handler: OpsHandler(c.Registry, ready), Grace: time.Second, Logger: c.log}
+	c.ops = &HTTPServer{Name: "ops", Listener: l, Handler: OpsHandler(c.Registry, ready, WithPprof(cfg.Metrics.Pprof)),
+		Grace: time.Second, Logger: c.log}
+	if cfg.Metrics.Pprof {
+		// A CPU profile or trace lasts its seconds parameter (30 by
+		// default), which pprof refuses at or beyond the WriteTimeout.
+		c.ops.WriteTimeout = 2 * time.Minute
+	}
 	return nil
 }
 

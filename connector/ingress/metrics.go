@@ -2,6 +2,8 @@ package ingress
 
 import (
 	"errors"
+	"maps"
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -49,6 +51,12 @@ func newMetrics(reg prometheus.Registerer, dedupe *deliveries) (*metrics, error)
 	if m.requests, err = register(reg, m.requests); err != nil {
 		return nil, err
 	}
+	// The 503 verdicts exist from the start at 0, so that the first ones
+	// count in rate() (a series' first value is no increase).
+	for _, t := range append([]string{"none", "other"}, slices.Sorted(maps.Keys(knownTypes))...) {
+		m.requests.WithLabelValues(t, verdictUnavailable)
+	}
+	m.requests.WithLabelValues("none", verdictOverloaded)
 	if m.publishDuration, err = register(reg, m.publishDuration); err != nil {
 		return nil, err
 	}

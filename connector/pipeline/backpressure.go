@@ -29,6 +29,8 @@ func (p *Pipeline) awaitHealthy(ctx context.Context, s *kgo.GroupTransactSession
 	}
 	s.Client().PauseFetchTopics(p.topics...)
 	defer s.Client().ResumeFetchTopics(p.topics...)
+	p.metrics.paused.Set(1)
+	defer p.metrics.paused.Set(0)
 	p.log.Warn("api failing; paused fetching", slog.Int("threshold", p.cfg.PauseAfterFailures))
 	for {
 		wait := p.probeWait(retryAfter)

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
@@ -21,6 +22,7 @@ type metrics struct {
 	txnPhase     *prometheus.HistogramVec // phase: calls, produce, end
 	lag          *prometheus.GaugeVec     // topic, partition
 	deadLetters  prometheus.Counter
+	paused       prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -59,12 +61,28 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "paysession_pipeline_dead_letters_total",
 			Help: "Records committed to the dead-letter topic.",
 		}),
+		paused: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "paysession_pipeline_paused",
+			Help: "1 while fetching is paused because the API keeps failing (back-pressure), until a probe call gets an answer; else 0.",
+		}),
+	}
+	// Every kind × status and every transaction result exists from the
+	// start at 0: rate() cannot count the value a series first appears
+	// with, so the first indeterminate results would not raise the alert.
+	for _, k := range codec.Kinds() {
+		for _, s := range []codec.CommandStatus{codec.StatusAccepted, codec.StatusRejected, codec.StatusExpired,
+			codec.StatusInvalid, codec.StatusIndeterminate} {
+			m.commands.WithLabelValues(string(k), string(s))
+		}
+	}
+	for _, r := range []string{"commit", "abort", "unknown"} {
+		m.transactions.WithLabelValues(r)
 	}
 	if reg == nil {
 		return m, nil
 	}
 	var errs []error
-	for _, c := range []prometheus.Collector{m.commands, m.apiDuration, m.retries, m.inFlight, m.transactions, m.txnPhase, m.lag, m.deadLetters} {
+	for _, c := range []prometheus.Collector{m.commands, m.apiDuration, m.retries, m.inFlight, m.transactions, m.txnPhase, m.lag, m.deadLetters, m.paused} {
 		errs = append(errs, reg.Register(c))
 	}
 	return m, errors.Join(errs...)

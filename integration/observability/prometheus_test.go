@@ -3,6 +3,7 @@ package observability
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -60,30 +61,27 @@ func TestDashboardAndAlertsOnRealPrometheus(t *testing.T) {
 	release()
 
 	// The sandbox fault: every call fails with 500 without running, so the
-	// next commands use up their two attempts and end indeterminate.
+	// next commands use up their two attempts and end indeterminate; their
+	// 24 failures in a row (20 pause) make the pipeline pause fetching by
+	// back-pressure until a probe gets an answer.
 	if err := r.sim.SetFaults(paysim.Faults{ErrorRate: 1}); err != nil {
 		t.Fatal(err)
 	}
-	// A series appears with its first value, which rate() cannot count as
-	// an increase: the first indeterminate result creates the series, and
-	// the alert fires on the next ones (see the report on label values
-	// initialized at start).
-	r.send(t, "INIT_PAYOUT", "obs-fault-first", payout(15000))
-	harness.Eventually(t, 60*time.Second, "Prometheus has scraped the first indeterminate result", func() bool {
-		got, err := r.prom.Query(ctx, `paysession_pipeline_commands_total{status="indeterminate"}`)
-		return err == nil && len(got) > 0
-	})
 	before := r.metric(t, `paysession_pipeline_commands_total{kind="init_payout",status="indeterminate"}`)
-	const faulted = 3
+	const faulted = 12
 	for i := range faulted {
 		r.send(t, "INIT_PAYOUT", fmt.Sprintf("obs-fault-%02d", i), payout(15000))
 	}
-	harness.Eventually(t, 60*time.Second, "the faulted commands are indeterminate", func() bool {
-		return r.metric(t, `paysession_pipeline_commands_total{kind="init_payout",status="indeterminate"}`) >= before+faulted
+	harness.Eventually(t, 60*time.Second, "the faulted commands are indeterminate and fetching paused", func() bool {
+		return r.metric(t, `paysession_pipeline_commands_total{kind="init_payout",status="indeterminate"}`) >= before+faulted &&
+			r.metric(t, "paysession_pipeline_paused") == 1
 	})
 	if err := r.sim.SetFaults(paysim.Faults{}); err != nil {
 		t.Fatal(err)
 	}
+	harness.Eventually(t, 60*time.Second, "fetching resumed once the API answers", func() bool {
+		return r.metric(t, "paysession_pipeline_paused") == 0
+	})
 
 	// From here on a steady trickle of payouts keeps every rate and
 	// quantile of the last minute defined while the queries are checked.
@@ -137,6 +135,15 @@ func TestDashboardAndAlertsOnRealPrometheus(t *testing.T) {
 		}
 	}
 	checkScrapedMetricsListed(t, r)
+
+	resp, err := http.Get("http://" + r.conn.OpsAddr() + "/debug/pprof/heap?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /debug/pprof/heap with PAYSESSION_METRICS_PPROF=true: %d", resp.StatusCode)
+	}
 }
 
 // hasNumber reports whether an answer has a sample that is a number: a

@@ -78,6 +78,7 @@ func startRig(t *testing.T) *rig {
 		"PAYSESSION_CONFIRM_MAX_AMOUNT":           "5000000",
 		"PAYSESSION_SHUTDOWN_GRACE":               "6s",
 		"PAYSESSION_LOG_LEVEL":                    "warn",
+		"PAYSESSION_METRICS_PPROF":                "true",
 	} {
 		vars[k] = v
 	}

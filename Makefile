@@ -62,7 +62,7 @@ done; \
 echo "fuzz: $$n targets fuzzed for $(1) each"
 endef
 
-.PHONY: help build test test-with-kafka check unit integration faults fuzz fuzz-short bench demo lint kafka-up kafka-down kafka-status clean
+.PHONY: help build test test-with-kafka test-libcrypto check unit integration faults fuzz fuzz-short bench demo lint kafka-up kafka-down kafka-status clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -77,7 +77,13 @@ test: ## everything: check, unit + integration tests on a local broker, short fu
 	trap 'rc=$$?; echo "make test: $$( [ $$rc = 0 ] && echo passed || echo FAILED ) (exit $$rc), wall time $$(( $$(date +%s) - start ))s"' EXIT; \
 	$(MAKE) check; \
 	$(MAKE) test-with-kafka; \
+	$(MAKE) test-libcrypto; \
 	$(MAKE) fuzz-short
+
+# test-libcrypto (used by test) runs the signing, API client and sandbox tests again with the
+# libcrypto signer (cgo, -tags libcrypto): the openssl interop and golden tests pass with both.
+test-libcrypto:
+	CGO_ENABLED=1 $(GO) test -count=1 -shuffle=on -tags libcrypto ./internal/signing/... ./internal/payapi/... ./internal/paysim/...
 
 # test-with-kafka (used by test) runs all GO_PACKAGES, unit and integration tests, in one go test.
 test-with-kafka:
@@ -87,6 +93,7 @@ test-with-kafka:
 check: ## static checks: gofmt, go vet, go mod tidy would change nothing
 	@echo "check: gofmt"; $(gofmt_check)
 	@echo "check: go vet"; $(GO) vet $(GO_PACKAGES)
+	@echo "check: go vet -tags libcrypto"; CGO_ENABLED=1 $(GO) vet -tags libcrypto ./internal/signing/...
 	@if [ "$(CHECK_TIDY)" = 1 ]; then echo "check: go mod tidy -diff"; $(GO) mod tidy -diff; fi
 
 unit: ## unit tests only (-short: tests that need a broker skip)

@@ -345,14 +345,3 @@ func headerOf(r *kgo.Record, key string) string {
 	}
 	return ""
 }
-
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met")
-		}
-		time.Sleep(time.Millisecond)
-	}
-}

@@ -10,6 +10,8 @@ import (
 // New returns a logger writing to w at level (debug, info, warn, error;
 // unknown means info) in format ("json" or "text"; unknown means json),
 // behind a redacting handler that masks DefaultSensitiveKeys plus extraKeys.
+// A line logged with a context that holds a span carries its trace_id and
+// span_id (TraceHandler).
 func New(w io.Writer, level, format string, extraKeys ...string) *slog.Logger {
 	lvl, err := ParseLevel(level)
 	if err != nil {
@@ -23,7 +25,7 @@ func New(w io.Writer, level, format string, extraKeys ...string) *slog.Logger {
 		h = slog.NewJSONHandler(w, opts)
 	}
 	keys := append(DefaultSensitiveKeys(), extraKeys...)
-	return slog.New(NewRedactingHandler(h, keys...))
+	return slog.New(NewRedactingHandler(NewTraceHandler(h), keys...))
 }
 
 // ParseLevel maps debug, info, warn or error (any case) to a slog.Level.

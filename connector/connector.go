@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,6 +25,7 @@ import (
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/config"
 	"github.com/paysession/paysession/internal/payapi"
+	"github.com/paysession/paysession/internal/tracing"
 )
 
 // Options are what a Connector needs besides its configuration.
@@ -60,12 +62,30 @@ type Connector struct {
 	pubs     *publish.Publishers
 	pipe     *pipeline.Pipeline
 	writer   *sessionwriter.Writer
+	// stopTracing flushes and releases the tracer provider (tracing.Setup).
+	stopTracing func(context.Context) error
 	// Registry holds every metric the connector exports at /metrics.
 	Registry *prometheus.Registry
 }
 
 // New builds every part from the configuration. Nothing runs until Run.
 func New(ctx context.Context, o Options) (*Connector, error) {
+	// Tracing first, so every client built below gets its hooks; off
+	// unless the OTEL_* variables configure an exporter.
+	stopTracing, err := tracing.Setup(ctx, os.Getenv, o.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("tracing: %w", err)
+	}
+	c, err := newConnector(ctx, o)
+	if err != nil {
+		_ = stopTracing(context.Background())
+		return nil, err
+	}
+	c.stopTracing = stopTracing
+	return c, nil
+}
+
+func newConnector(ctx context.Context, o Options) (*Connector, error) {
 	cfg := o.Config
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -94,7 +114,7 @@ func New(ctx context.Context, o Options) (*Connector, error) {
 	producer, err := NewProducer(func() (*kgo.Client, error) {
 		return kgo.NewClient(append(append([]kgo.Opt{}, kafkaOpts...), kgo.RequiredAcks(kgo.AllISRAcks()),
 			kgo.ProducerBatchMaxBytesFn(limits.BatchMaxBytes),
-			kgo.WithHooks(kprom.NewMetrics("paysession_kafka", kprom.Registerer(reg))))...)
+			kgo.WithHooks(kprom.NewMetrics("paysession_kafka", kprom.Registerer(reg))), kgo.WithHooks(tracing.KafkaHooks()...))...)
 	}, o.Logger.With("part", "producer"))
 	if err != nil {
 		return nil, fmt.Errorf("kafka producer: %w", err)
@@ -123,7 +143,8 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, li
 	}
 	c.pipe, err = pipeline.New(pipeline.Config{
 		ClientHooks: func() []kgo.Hook {
-			return []kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("pipeline"), kprom.Registerer(c.Registry))}
+			return append([]kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("pipeline"), kprom.Registerer(c.Registry))},
+				tracing.KafkaHooks()...)
 		},
 		Kafka: groupOpts, GroupID: cfg.Kafka.GroupID, TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance,
 		Topics: pipelineTopics(cfg.Topics), Limits: limits, API: api, Decoder: dec, Encoder: enc,
@@ -141,7 +162,8 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, li
 		Kafka: groupOpts, GroupID: cfg.Kafka.GroupID + "-sessions",
 		TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance + "-sessions",
 		ClientHooks: func() []kgo.Hook {
-			return []kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("session_writer"), kprom.Registerer(c.Registry))}
+			return append([]kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("session_writer"), kprom.Registerer(c.Registry))},
+				tracing.KafkaHooks()...)
 		},
 		TransactionTimeout: cfg.Pipeline.TransactionTimeout, BatchMaxBytes: limits.BatchMaxBytes,
 		UpdatesTopic: cfg.Topics.SessionUpdates, SessionsTopic: cfg.Topics.Sessions, EventsTopic: cfg.Topics.WebhookEvents,
@@ -299,6 +321,7 @@ func (c *Connector) Run(ctx context.Context) error {
 	if err := <-opsDone; err != nil {
 		errs = append(errs, err)
 	}
+	c.flushTraces()
 	c.log.Info("stopped")
 	return errors.Join(errs...)
 }
@@ -329,4 +352,19 @@ func (c *Connector) Close() {
 		c.webhook.Listener.Close()
 	}
 	c.ops.Listener.Close()
+	c.flushTraces()
+}
+
+// flushTraces exports the spans still buffered and releases the tracer
+// provider; a failure is logged, it never fails the stop.
+func (c *Connector) flushTraces() {
+	if c.stopTracing == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.stopTracing(ctx); err != nil {
+		c.log.Warn("tracing: spans not flushed at stop", slog.Any("error", err))
+	}
+	c.stopTracing = nil
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/tracing"
 )
 
 // delivery is what the ingress publishes for one event id: one update
@@ -76,9 +78,9 @@ func (in *Ingress) startAttempt(d *delivery) *attempt {
 	in.pending.Add(1)
 	ctx, cancel := context.WithTimeout(in.baseCtx, in.cfg.DeliveryTimeout)
 	a.cancel = cancel
-	rec := *d.record // a fresh copy: a record is never produced twice
-	rec.Context = ctx
-	in.cfg.Producer.TryProduce(ctx, &rec, func(_ *kgo.Record, err error) {
+	rec := *d.record                                    // a fresh copy: a record is never produced twice
+	rec.Context = tracing.WithRecordSpan(ctx, d.record) // the webhook request's span, for the publish span
+	in.cfg.Producer.TryProduce(rec.Context, &rec, func(_ *kgo.Record, err error) {
 		if err != nil {
 			a.fail(err)
 		}

@@ -10,6 +10,9 @@ import (
 	"mime"
 	"net/http"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // ServeHTTP answers one webhook delivery. Every 4xx publishes nothing; 200
@@ -21,6 +24,10 @@ import (
 // in flight) is judged before the body is read, so traffic that will be
 // refused costs neither memory nor a body read.
 func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if ctx, span := startSpan(r); span.IsRecording() {
+		defer span.End()
+		w, r = spanWriter{ResponseWriter: w, span: span}, r.WithContext(ctx)
+	}
 	sig, project, code, verdict := in.precheck(r)
 	if code != 0 {
 		in.reject(w, code, "none", verdict)
@@ -48,13 +55,13 @@ func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := in.cfg.Verifier.Verify(body, sig); err != nil {
-		in.cfg.Logger.Warn("webhook signature rejected", slog.String("remote", r.RemoteAddr), slog.Any("error", err))
+		in.cfg.Logger.WarnContext(r.Context(), "webhook signature rejected", slog.String("remote", r.RemoteAddr), slog.Any("error", err))
 		in.reject(w, http.StatusUnauthorized, "none", verdictBadSignature)
 		return
 	}
 	wh, err := parse(body, in.cfg.DefaultAPIVersion)
 	if err != nil {
-		in.cfg.Logger.Warn("webhook malformed", slog.Any("error", err))
+		in.cfg.Logger.WarnContext(r.Context(), "webhook malformed", slog.Any("error", err))
 		in.reject(w, http.StatusBadRequest, "none", verdictMalformed)
 		return
 	}
@@ -97,26 +104,30 @@ func (in *Ingress) precheck(r *http.Request) (sig string, project *string, code 
 func (in *Ingress) accept(w http.ResponseWriter, r *http.Request, wh *webhook, eventID string) {
 	log := in.cfg.Logger.With(slog.String("event_id", eventID), slog.String("session_id", wh.Session.ID),
 		slog.String("type", wh.Type))
+	ctx := r.Context()
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.SetAttributes(attribute.String("paysession.session_id", wh.Session.ID))
+	}
 	received := in.cfg.Now()
 	d, _ := in.deliveries.getOrCreate(eventID, received, func() *delivery { return &delivery{} })
 	a, err := in.publish(r.Context(), d, wh, eventID, received)
 	if err != nil {
-		log.Error("webhook records not built", slog.Any("error", err))
+		log.ErrorContext(ctx, "webhook records not built", slog.Any("error", err))
 		in.reject(w, http.StatusServiceUnavailable, typeLabel(wh.Type), verdictUnavailable)
 		return
 	}
 	if a == nil {
-		log.Info("webhook duplicate, already published")
+		log.InfoContext(ctx, "webhook duplicate, already published")
 		in.answer(w, http.StatusOK, typeLabel(wh.Type), verdictDuplicate)
 		return
 	}
 	if err := in.wait(r.Context(), a); err != nil {
-		log.Warn("webhook not published, asking for redelivery", slog.Any("error", err))
+		log.WarnContext(ctx, "webhook not published, asking for redelivery", slog.Any("error", err))
 		in.reject(w, http.StatusServiceUnavailable, typeLabel(wh.Type), verdictUnavailable)
 		return
 	}
 	d.release()
-	log.Info("webhook published")
+	log.InfoContext(ctx, "webhook published")
 	in.answer(w, http.StatusOK, typeLabel(wh.Type), verdictAccepted)
 }
 
@@ -154,6 +165,9 @@ func (in *Ingress) reject(w http.ResponseWriter, code int, typ, verdict string) 
 }
 
 func (in *Ingress) answer(w http.ResponseWriter, code int, typ, verdict string) {
+	if sw, ok := w.(spanWriter); ok {
+		noteVerdict(trace.ContextWithSpan(context.Background(), sw.span), typ, verdict)
+	}
 	in.metrics.requests.WithLabelValues(typ, verdict).Inc()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(code)

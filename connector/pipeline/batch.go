@@ -25,6 +25,7 @@ func (p *Pipeline) newBatch(ctx context.Context, recs []*kgo.Record) *batch {
 	for _, r := range recs {
 		fromRetry := r.Topic == p.cfg.Topics.Retry
 		in := newInbound(r, p.kinds[r.Topic], fromRetry)
+		in.startConsume()
 		if in.firstSeen.IsZero() {
 			in.firstSeen = now
 		}

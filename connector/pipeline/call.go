@@ -41,7 +41,7 @@ func (p *Pipeline) call(ctx context.Context, in *inbound, cmd *command) callResu
 		}
 		r.last = now
 		started := time.Now()
-		sess, err := cmd.call(ctx, p.api, payapi.WithIdempotencyKey(in.key), payapi.WithTraceContext(traceContext(in.rec)))
+		sess, err := cmd.call(in.traced(ctx), p.api, payapi.WithIdempotencyKey(in.key), payapi.WithTraceContext(traceContext(in.rec)))
 		p.release()
 		p.metrics.observeCall(cmd.Endpoint, err, time.Since(started))
 		if err == nil {
@@ -68,7 +68,7 @@ func (p *Pipeline) call(ctx context.Context, in *inbound, cmd *command) callResu
 			retryAfter = ae.RetryAfter
 		}
 		if retryAfter > p.cfg.Retry.Max {
-			p.log.Warn("large Retry-After capped", slog.String("endpoint", cmd.Endpoint),
+			p.log.WarnContext(in.traced(ctx), "large Retry-After capped", slog.String("endpoint", cmd.Endpoint),
 				slog.Duration("retry_after", retryAfter), slog.Duration("cap", p.cfg.Retry.Max))
 		}
 		p.health.failure(retryAfter)

@@ -65,8 +65,10 @@ func (e *transientError) Unwrap() error { return e.Err }
 // decode decodes and validates a record once; later calls return the same.
 func (p *Pipeline) decode(ctx context.Context, in *inbound) (*command, error) {
 	if !in.decoded {
-		in.cmd, in.decodeErr = p.decodeOnce(ctx, in)
+		dctx, span := startDecodeSpan(ctx, in)
+		in.cmd, in.decodeErr = p.decodeOnce(dctx, in)
 		in.decoded = true
+		endDecodeSpan(span, in.cmd, in.decodeErr)
 	}
 	return in.cmd, in.decodeErr
 }

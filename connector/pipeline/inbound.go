@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paysession/paysession/internal/codec"
 )
@@ -47,6 +48,8 @@ type inbound struct {
 	decoded   bool
 	cmd       *command
 	decodeErr error
+
+	span trace.Span // the consume span (trace.go); nil in tests that build an inbound by hand
 }
 
 // newInbound reads a record from a command topic (kind known from the topic)

@@ -47,6 +47,9 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 	if err != nil {
 		return nil, fmt.Errorf("encode command result: %w", err)
 	}
+	ctx, span := startProduceSpan(ctx, out)
+	defer span.End()
+	defer func() { injectAll(ctx, recs) }()
 	trace := traceHeaders(out.in.rec)
 	key := []byte(out.in.outcomeKey())
 	recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.Results, Key: key, Value: res, Headers: trace})
@@ -71,7 +74,9 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 		if err != nil {
 			return nil, fmt.Errorf("encode session state: %w", err)
 		}
-		recs = append(recs, sessionwriter.Update(p.cfg.Topics.SessionUpdates, st.Session.ID, v, trace...))
+		u := sessionwriter.Update(p.cfg.Topics.SessionUpdates, st.Session.ID, v, trace...)
+		u.Headers = append(u.Headers, sessionwriter.FromCommand())
+		recs = append(recs, u)
 	}
 	return recs, nil
 }

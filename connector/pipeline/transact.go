@@ -26,6 +26,7 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 	// No call starts without a durable mark covering it (attempts.go).
 	markErr := p.marks.cover(ctx, b.ins, func(in *inbound) bool { return in.decodeErr == nil && !p.keyTooOld(in, now) })
 	if err := s.Begin(); err != nil {
+		endSpans(startCommitSpan(b), b, "abort")
 		return b, fmt.Errorf("begin transaction: %w", err)
 	}
 	phase := p.clock.Now()
@@ -61,8 +62,10 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 	}
 	endCtx, endCancel := context.WithTimeout(context.Background(), p.cfg.TransactionTimeout)
 	defer endCancel()
+	commitSpan := startCommitSpan(b)
 	committed, err := s.End(endCtx, kgo.TransactionEndTry(commit))
 	lap("end")
+	endSpans(commitSpan, b, transactionEnd(committed, err))
 	switch {
 	case err != nil:
 		// The commit may have happened (franz-go issues 1052, 1207): the

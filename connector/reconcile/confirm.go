@@ -69,22 +69,23 @@ func (r *Reconciler) confirm(ctx context.Context, t task) (bool, error) {
 	}
 	result := confirmOutcome(&fresh.Session, targets, answer, cerr)
 	r.metrics.confirms.WithLabelValues(result).Inc()
+	noteConfirm(ctx, result)
 	if result != confirmError {
 		r.pending.answer(t.id, key) // the service decided: never sent again for these operations
 	}
 	switch result {
 	case confirmConfirmed:
-		log.Info("operations confirmed by policy")
+		log.InfoContext(ctx, "operations confirmed by policy")
 		return r.publish(ctx, t, answer, false, nil)
 	case confirmAccepted:
-		log.Info("operations confirmed by policy; answer without session, reading its state")
+		log.InfoContext(ctx, "operations confirmed by policy; answer without session, reading its state")
 		if s, err := r.status(ctx, t); err == nil {
 			return r.publishPolled(ctx, t, s)
 		}
 	case confirmReplayed:
-		log.Warn("auto-confirm answered by an earlier request under the same key: nothing confirmed")
+		log.WarnContext(ctx, "auto-confirm answered by an earlier request under the same key: nothing confirmed")
 	default:
-		log.Warn("auto-confirm failed", slog.String("result", result), slog.Any("error", cerr))
+		log.WarnContext(ctx, "auto-confirm failed", slog.String("result", result), slog.Any("error", cerr))
 	}
 	published, perr := r.publish(ctx, t, fresh, false, nil) // what the status showed is news all the same
 	if cerr != nil {

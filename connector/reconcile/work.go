@@ -57,6 +57,7 @@ func IsStaleMarker(headers []kgo.RecordHeader) bool {
 func (r *Reconciler) run(ctx context.Context, t task) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.CallTimeout)
 	defer cancel()
+	ctx, span := startTaskSpan(ctx, t)
 	log := r.log.With(slog.String("session_id", t.id))
 	var learned bool
 	var err error
@@ -69,8 +70,9 @@ func (r *Reconciler) run(ctx context.Context, t task) {
 		learned, err = r.poll(ctx, t)
 	}
 	if err != nil {
-		log.Warn("reconcile call failed", slog.Int("action", int(t.act)), slog.Any("error", err))
+		log.WarnContext(ctx, "reconcile call failed", slog.Int("action", int(t.act)), slog.Any("error", err))
 	}
+	endTaskSpan(span, learned, err)
 	r.pending.done(t, r.cfg.Clock.Now(), learned, r.backoff)
 }
 

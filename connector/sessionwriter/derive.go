@@ -62,6 +62,7 @@ func (w *Writer) derive(ctx context.Context, rec *kgo.Record, part *partition, j
 	j.setVersion(part, st.Session.ID, v)
 	d.state = &kgo.Record{Topic: w.cfg.SessionsTopic, Partition: rec.Partition, Key: rec.Key,
 		Value: rec.Value, Headers: carried(rec), Timestamp: rec.Timestamp}
+	w.traceWrite(rec, &st, part, j, d)
 	return d, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/paysession/paysession/connector/sessionstate"
 )
 
@@ -12,8 +14,9 @@ import (
 // written in the last event window.
 type partition struct {
 	versions map[string]sessionstate.Version
-	events   map[string]time.Time // event id → when it was written
-	order    []eventAt            // the same ids, oldest first, for expiry
+	traces   map[string]trace.SpanContext // session id → its command's span context (trace.go); only while tracing is on
+	events   map[string]time.Time         // event id → when it was written
+	order    []eventAt                    // the same ids, oldest first, for expiry
 }
 
 type eventAt struct {
@@ -22,7 +25,7 @@ type eventAt struct {
 }
 
 func newPartition() *partition {
-	return &partition{versions: map[string]sessionstate.Version{}, events: map[string]time.Time{}}
+	return &partition{versions: map[string]sessionstate.Version{}, traces: map[string]trace.SpanContext{}, events: map[string]time.Time{}}
 }
 
 // addEvent remembers an event id written at at.
@@ -102,6 +105,7 @@ func (x *index) sessions() int {
 // and the updates are consumed again.
 type journal struct {
 	versions []versionChange
+	traces   []traceChange
 	events   []eventChange
 }
 
@@ -138,8 +142,10 @@ func (j *journal) undo() {
 			c.part.versions[c.id] = c.prev
 		} else {
 			delete(c.part.versions, c.id)
+			delete(c.part.traces, c.id)
 		}
 	}
+	j.undoTraces()
 	for _, c := range j.events {
 		delete(c.part.events, c.id) // its order entry expires on its own
 	}

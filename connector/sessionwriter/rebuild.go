@@ -110,6 +110,7 @@ func (w *Writer) learn(ctx context.Context, r *kgo.Record, part *partition) {
 	}
 	if r.Value == nil {
 		delete(part.versions, string(r.Key))
+		delete(part.traces, string(r.Key))
 		return
 	}
 	var st codec.SessionState
@@ -120,5 +121,6 @@ func (w *Writer) learn(ctx context.Context, r *kgo.Record, part *partition) {
 	v := sessionstate.VersionOf(&st)
 	if last, ok := part.versions[v.SessionID]; !ok || sessionstate.Newer(v, last) {
 		part.versions[v.SessionID] = v
+		learnTrace(r, part)
 	}
 }

@@ -39,9 +39,24 @@ func header(r *kgo.Record, key string) (string, bool) {
 func carried(r *kgo.Record) []kgo.RecordHeader {
 	out := make([]kgo.RecordHeader, 0, len(r.Headers))
 	for _, h := range r.Headers {
-		if h.Key != HeaderRepublish {
+		if h.Key != HeaderRepublish && h.Key != HeaderOrigin {
 			out = append(out, h)
 		}
 	}
 	return out
+}
+
+// HeaderOrigin, on an update, names the part that proposed it; the
+// pipeline sets OriginCommand. The writer keeps, per session, the trace
+// context of the last update from a command, and continues that trace when
+// it writes a state a webhook or a poll proposed (trace.go). It is the
+// writer's own and is not copied onto what it writes.
+const (
+	HeaderOrigin  = "paysession-origin"
+	OriginCommand = "command"
+)
+
+// FromCommand is the header the pipeline puts on its updates.
+func FromCommand() kgo.RecordHeader {
+	return kgo.RecordHeader{Key: HeaderOrigin, Value: []byte(OriginCommand)}
 }

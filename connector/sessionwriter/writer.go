@@ -246,6 +246,7 @@ func (w *Writer) transact(ctx context.Context, s *kgo.GroupTransactSession, recs
 		err     error
 	)
 	w.index.expire(w.cfg.Clock().Add(-w.cfg.EventWindow))
+	span := startTransactionSpan(len(recs))
 	for _, r := range recs {
 		part := w.index.get(r.Partition)
 		if part == nil {
@@ -278,14 +279,17 @@ func (w *Writer) transact(ctx context.Context, s *kgo.GroupTransactSession, recs
 	committed, endErr := s.End(endCtx, kgo.TransactionEndTry(err == nil))
 	switch {
 	case endErr != nil:
+		endTransactionSpan(span, "unknown")
 		w.metrics.transactions.WithLabelValues("unknown").Inc()
 		return fmt.Errorf("end transaction: %w", endErr)
 	case !committed:
+		endTransactionSpan(span, "abort")
 		j.undo()
 		w.metrics.transactions.WithLabelValues("abort").Inc()
 		w.log.Warn("session writer transaction aborted; its updates are read again", slog.Int("updates", len(recs)), slog.Any("error", err))
 		return nil
 	}
+	endTransactionSpan(span, "commit")
 	w.metrics.transactions.WithLabelValues("commit").Inc()
 	for result, n := range counts {
 		w.metrics.updates.WithLabelValues(result).Add(float64(n))

@@ -14,7 +14,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/paysession/paysession/internal/signing"
+	"github.com/paysession/paysession/internal/tracing"
 )
 
 // endpoint is one method of the API.
@@ -69,7 +74,11 @@ func (c *Client) call(ctx context.Context, ep endpoint, payload any, opts []Call
 		return nil, &Error{Code: CodeSigning, Endpoint: ep.path, Description: "request cannot be signed", Err: err}
 	}
 	start := time.Now()
+	ctx, span := tracing.Tracer("github.com/paysession/paysession/internal/payapi").Start(ctx, "payapi "+ep.path,
+		trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("paysession.endpoint", ep.path), attribute.Int("paysession.api_version", c.versionFor(ep))))
 	env, err := c.roundTrip(ctx, ep, body, sig, o)
+	endCallSpan(span, err)
 	c.logCall(ctx, ep, start, err)
 	return env, err
 }
@@ -195,4 +204,22 @@ func (c *Client) logCall(ctx context.Context, ep endpoint, start time.Time, err 
 			slog.Bool("retryable", e.Retryable), slog.Bool("sent", e.Sent))
 	}
 	c.log.LogAttrs(ctx, slog.LevelDebug, "payapi call", attrs...)
+}
+
+// endCallSpan ends an attempt's span with its outcome: "ok" or the error
+// code, the HTTP status, and whether it may be retried or may have reached
+// the service. Never a body or a header value.
+func endCallSpan(span trace.Span, err error) {
+	if !span.IsRecording() {
+		return
+	}
+	defer span.End()
+	var e *Error
+	if !errors.As(err, &e) {
+		span.SetAttributes(attribute.String("paysession.outcome", "ok"))
+		return
+	}
+	span.SetAttributes(attribute.String("paysession.outcome", e.Code), attribute.Int("http.response.status_code", e.HTTPStatus),
+		attribute.Bool("paysession.retryable", e.Retryable), attribute.Bool("paysession.sent", e.Sent))
+	span.SetStatus(codes.Error, e.Code)
 }

@@ -11,7 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+
 	"github.com/paysession/paysession/internal/signing"
+	"github.com/paysession/paysession/internal/tracing"
 )
 
 // DefaultMaxResponseBytes bounds a response body when Config leaves it 0.
@@ -122,6 +125,9 @@ func New(cfg Config) (*Client, error) {
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if tracing.Enabled() {
+		c.http = tracedHTTPClient(c.http)
+	}
 	return c, nil
 }
 
@@ -152,4 +158,21 @@ func defaultHTTPClient() *http.Client {
 			return http.ErrUseLastResponse
 		},
 	}
+}
+
+// tracedHTTPClient returns a copy of hc whose transport makes a client span
+// of each request (otelhttp: method, URL without query, status code,
+// error; never a body or a header value) and writes its W3C traceparent
+// into the request, replacing one passed through with WithTraceContext.
+func tracedHTTPClient(hc *http.Client) *http.Client {
+	traced := *hc
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	traced.Transport = otelhttp.NewTransport(base,
+		otelhttp.WithTracerProvider(tracing.Provider()),
+		otelhttp.WithPropagators(tracing.Propagator()),
+		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return "HTTP " + r.Method + " " + r.URL.Path }))
+	return &traced
 }

@@ -1,0 +1,127 @@
+package sessionwriter
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/tracing"
+)
+
+// Tracing. The writer keeps, per session of its partitions, the span
+// context of the last update that came from a command (HeaderOrigin), or,
+// after a takeover, of the session's record on the sessions topic (which
+// is in that command's trace). Writing a state makes a write span:
+//
+//   - for an update from a command, child of the update's trace context
+//     (the pipeline's produce span, through kotel's publish and receive
+//     spans);
+//   - for an update from a webhook or a poll, child of the session's kept
+//     command context, linked to the update's own (the webhook request's or
+//     the reconciler poll's trace), so the command's trace goes on to the
+//     final state across replicas: the context travels in Kafka headers.
+//
+// The sessions record then carries the write span's context as its
+// traceparent. While tracing is off nothing is kept and no header changes.
+
+// TracerName names the session writer's tracer.
+const TracerName = "github.com/paysession/paysession/connector/sessionwriter"
+
+// traceChange is a kept span context as a transaction found it.
+type traceChange struct {
+	part *partition
+	id   string
+	prev trace.SpanContext
+	had  bool
+}
+
+// setTrace keeps sc as session id's command context, journaled.
+func (j *journal) setTrace(p *partition, id string, sc trace.SpanContext) {
+	prev, had := p.traces[id]
+	j.traces = append(j.traces, traceChange{p, id, prev, had})
+	p.traces[id] = sc
+}
+
+// undoTraces takes back kept span contexts, newest first.
+func (j *journal) undoTraces() {
+	for i := len(j.traces) - 1; i >= 0; i-- {
+		c := j.traces[i]
+		if c.had {
+			c.part.traces[c.id] = c.prev
+		} else {
+			delete(c.part.traces, c.id)
+		}
+	}
+}
+
+// learnTrace keeps the traceparent of a sessions record read at takeover.
+func learnTrace(r *kgo.Record, part *partition) {
+	if !tracing.Enabled() {
+		return
+	}
+	if sc := tracing.RecordSpanContext(r); sc.IsValid() {
+		part.traces[string(r.Key)] = sc
+	}
+}
+
+// traceWrite makes the write span of the state d derived from rec, keeps
+// the command context of rec's session when rec came from a command, and
+// puts the span's context on the records d writes.
+func (w *Writer) traceWrite(rec *kgo.Record, st *codec.SessionState, part *partition, j *journal, d derived) {
+	if !tracing.Enabled() {
+		return
+	}
+	id := st.Session.ID
+	own := trace.SpanContextFromContext(tracing.RecordContext(context.Background(), rec))
+	origin, _ := header(rec, HeaderOrigin)
+	fromCommand := origin == OriginCommand
+	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(
+		attribute.String("paysession.session_id", id), attribute.String("paysession.session.status", st.Session.Status),
+		attribute.String("paysession.state.source", string(st.Source)), attribute.String("paysession.writer.result", d.result),
+		attribute.Int("messaging.kafka.destination.partition", int(rec.Partition)))}
+	parent := own
+	if kept, ok := part.traces[id]; !fromCommand && ok && kept.IsValid() {
+		parent = kept
+		if own.IsValid() {
+			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: own,
+				Attributes: []attribute.KeyValue{attribute.String("paysession.link", "update")}}))
+		}
+		opts = append(opts, trace.WithAttributes(attribute.Bool("paysession.continues_command_trace", true)))
+	}
+	if fromCommand && own.IsValid() {
+		j.setTrace(part, id, own)
+	}
+	ctx := context.Background()
+	if parent.IsValid() {
+		ctx = trace.ContextWithRemoteSpanContext(ctx, parent)
+	}
+	ctx, span := tracing.Tracer(TracerName).Start(ctx, "session writer write "+st.Session.Status, opts...)
+	span.End()
+	if d.state != nil {
+		tracing.Inject(ctx, d.state)
+	}
+	if d.event != nil && own.IsValid() {
+		// The webhook event stays in the webhook's trace.
+		tracing.Inject(trace.ContextWithRemoteSpanContext(context.Background(), own), d.event)
+	}
+}
+
+// startTransactionSpan starts the span of one transaction of the writer.
+func startTransactionSpan(updates int) trace.Span {
+	_, span := tracing.Tracer(TracerName).Start(context.Background(), "session writer transaction",
+		trace.WithAttributes(attribute.Int("paysession.writer.updates", updates)))
+	return span
+}
+
+// endTransactionSpan ends it with how the transaction ended.
+func endTransactionSpan(span trace.Span, end string) {
+	span.SetAttributes(attribute.String("paysession.transaction", end))
+	if end != "commit" {
+		span.SetStatus(codes.Error, end)
+	}
+	span.End()
+}

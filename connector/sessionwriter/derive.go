@@ -57,6 +57,7 @@ func (w *Writer) derive(ctx context.Context, rec *kgo.Record, part *partition, j
 		d.result = resultRepublished
 	default:
 		d.result = resultOlder
+		w.traceWrite(rec, &st, part, j, d)
 		return d, nil
 	}
 	j.setVersion(part, st.Session.ID, v)

@@ -4,8 +4,6 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/paysession/paysession/connector/sessionstate"
 )
 
@@ -14,9 +12,9 @@ import (
 // written in the last event window.
 type partition struct {
 	versions map[string]sessionstate.Version
-	traces   map[string]trace.SpanContext // session id → its command's span context (trace.go); only while tracing is on
-	events   map[string]time.Time         // event id → when it was written
-	order    []eventAt                    // the same ids, oldest first, for expiry
+	traces   map[string]sessionTrace // session id → its trace (trace.go); only while tracing is on
+	events   map[string]time.Time    // event id → when it was written
+	order    []eventAt               // the same ids, oldest first, for expiry
 }
 
 type eventAt struct {
@@ -25,7 +23,7 @@ type eventAt struct {
 }
 
 func newPartition() *partition {
-	return &partition{versions: map[string]sessionstate.Version{}, traces: map[string]trace.SpanContext{}, events: map[string]time.Time{}}
+	return &partition{versions: map[string]sessionstate.Version{}, traces: map[string]sessionTrace{}, events: map[string]time.Time{}}
 }
 
 // addEvent remembers an event id written at at.

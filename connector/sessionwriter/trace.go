@@ -14,8 +14,9 @@ import (
 
 // Tracing. The writer keeps, per session of its partitions, the span
 // context of the last update that came from a command (HeaderOrigin), or,
-// after a takeover, of the session's record on the sessions topic (which
-// is in that command's trace). Writing a state makes a write span:
+// when no command's is known, of its own last write of the session (after
+// a takeover: the traceparent of the session's record on the sessions
+// topic). Writing a state makes a write span:
 //
 //   - for an update from a command, child of the update's trace context
 //     (the pipeline's produce span, through kotel's publish and receive
@@ -25,25 +26,36 @@ import (
 //     the reconciler poll's trace), so the command's trace goes on to the
 //     final state across replicas: the context travels in Kafka headers.
 //
-// The sessions record then carries the write span's context as its
+// A command's update that arrives after a newer state was written (the
+// webhook overtook the command's transaction) is not written, but still
+// gets a span in the command's trace, linked to the write of that newer
+// state, and its context is kept for the states that follow.
+//
+// The sessions record carries the write span's context as its
 // traceparent. While tracing is off nothing is kept and no header changes.
 
 // TracerName names the session writer's tracer.
 const TracerName = "github.com/paysession/paysession/connector/sessionwriter"
 
+// sessionTrace is what the writer keeps of a session's trace.
+type sessionTrace struct {
+	sc          trace.SpanContext
+	fromCommand bool // sc is a command's (else the writer's last write)
+}
+
 // traceChange is a kept span context as a transaction found it.
 type traceChange struct {
 	part *partition
 	id   string
-	prev trace.SpanContext
+	prev sessionTrace
 	had  bool
 }
 
-// setTrace keeps sc as session id's command context, journaled.
-func (j *journal) setTrace(p *partition, id string, sc trace.SpanContext) {
+// setTrace keeps st as session id's trace, journaled.
+func (j *journal) setTrace(p *partition, id string, st sessionTrace) {
 	prev, had := p.traces[id]
 	j.traces = append(j.traces, traceChange{p, id, prev, had})
-	p.traces[id] = sc
+	p.traces[id] = st
 }
 
 // undoTraces takes back kept span contexts, newest first.
@@ -58,19 +70,20 @@ func (j *journal) undoTraces() {
 	}
 }
 
-// learnTrace keeps the traceparent of a sessions record read at takeover.
+// learnTrace keeps the traceparent of a sessions record read at takeover:
+// a write span in the command's trace when one was known.
 func learnTrace(r *kgo.Record, part *partition) {
 	if !tracing.Enabled() {
 		return
 	}
 	if sc := tracing.RecordSpanContext(r); sc.IsValid() {
-		part.traces[string(r.Key)] = sc
+		part.traces[string(r.Key)] = sessionTrace{sc: sc, fromCommand: true}
 	}
 }
 
-// traceWrite makes the write span of the state d derived from rec, keeps
-// the command context of rec's session when rec came from a command, and
-// puts the span's context on the records d writes.
+// traceWrite makes the span of what the writer did with update rec (d),
+// keeps the trace of rec's session, and puts the span's context on the
+// records d writes.
 func (w *Writer) traceWrite(rec *kgo.Record, st *codec.SessionState, part *partition, j *journal, d derived) {
 	if !tracing.Enabled() {
 		return
@@ -79,28 +92,44 @@ func (w *Writer) traceWrite(rec *kgo.Record, st *codec.SessionState, part *parti
 	own := trace.SpanContextFromContext(tracing.RecordContext(context.Background(), rec))
 	origin, _ := header(rec, HeaderOrigin)
 	fromCommand := origin == OriginCommand
+	if d.state == nil && !fromCommand {
+		return // an old webhook or poll: nothing written, nothing to tell
+	}
+	kept, known := part.traces[id]
+	name := "session writer write " + st.Session.Status
+	if d.state == nil {
+		name = "session writer superseded " + st.Session.Status
+	}
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(
 		attribute.String("paysession.session_id", id), attribute.String("paysession.session.status", st.Session.Status),
 		attribute.String("paysession.state.source", string(st.Source)), attribute.String("paysession.writer.result", d.result),
 		attribute.Int("messaging.kafka.destination.partition", int(rec.Partition)))}
 	parent := own
-	if kept, ok := part.traces[id]; !fromCommand && ok && kept.IsValid() {
-		parent = kept
+	switch {
+	case !fromCommand && known && kept.fromCommand:
+		parent = kept.sc
 		if own.IsValid() {
 			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: own,
 				Attributes: []attribute.KeyValue{attribute.String("paysession.link", "update")}}))
 		}
 		opts = append(opts, trace.WithAttributes(attribute.Bool("paysession.continues_command_trace", true)))
-	}
-	if fromCommand && own.IsValid() {
-		j.setTrace(part, id, own)
+	case fromCommand && known && !kept.fromCommand && kept.sc.IsValid():
+		// A newer state was written before the command's: link it.
+		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: kept.sc,
+			Attributes: []attribute.KeyValue{attribute.String("paysession.link", "newer_state")}}))
 	}
 	ctx := context.Background()
 	if parent.IsValid() {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, parent)
 	}
-	ctx, span := tracing.Tracer(TracerName).Start(ctx, "session writer write "+st.Session.Status, opts...)
+	ctx, span := tracing.Tracer(TracerName).Start(ctx, name, opts...)
 	span.End()
+	switch {
+	case fromCommand && own.IsValid():
+		j.setTrace(part, id, sessionTrace{sc: own, fromCommand: true})
+	case d.state != nil && !(known && kept.fromCommand):
+		j.setTrace(part, id, sessionTrace{sc: span.SpanContext()})
+	}
 	if d.state != nil {
 		tracing.Inject(ctx, d.state)
 	}

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paysession/paysession/internal/fields"
 	"github.com/paysession/paysession/internal/logging"
 	"github.com/paysession/paysession/internal/signing"
 )
@@ -31,14 +31,16 @@ const minHeaderBytes = 4096
 // problems collects one error per bad variable; names are given without Prefix.
 type problems struct {
 	skip map[string]bool // full names that already failed to decode
-	errs []error
+	errs fields.Errors
 }
 
+// add records a problem of variable Prefix+name, unless that variable
+// already failed to decode.
 func (p *problems) add(name, format string, args ...any) {
 	if p.skip[Prefix+name] {
 		return
 	}
-	p.errs = append(p.errs, fmt.Errorf("%s%s: %s", Prefix, name, fmt.Sprintf(format, args...)))
+	p.errs.Add(Prefix+name, format, args...)
 }
 
 func (p *problems) required(name, v string) bool {
@@ -122,7 +124,7 @@ func (c *Config) validate(skip map[string]bool) []error {
 		p.add("LOG_FORMAT", "must be json or text, got %q", c.Log.Format)
 	}
 	p.positive("SHUTDOWN_GRACE", c.ShutdownGrace)
-	return p.errs
+	return p.errs.List()
 }
 
 func (c *Config) validateAPI(p *problems) {

@@ -26,3 +26,6 @@ func (e *Errors) Add(field, format string, args ...any) {
 
 // Err joins the failures; nil when there is none.
 func (e *Errors) Err() error { return errors.Join(e.errs...) }
+
+// List returns the failures in the order they were recorded.
+func (e *Errors) List() []error { return e.errs }

@@ -25,3 +25,17 @@ func TestErrorsNameEveryField(t *testing.T) {
 		t.Fatalf("Err() = %q; want %q", got, want)
 	}
 }
+
+// TestErrorsList: List gives each failure, in order, as Err joins them.
+func TestErrorsList(t *testing.T) {
+	var e Errors
+	if e.List() != nil || e.Err() != nil {
+		t.Fatal("a fresh Errors has failures")
+	}
+	e.Add("A", "bad %d", 1)
+	e.Add("B", "worse")
+	l := e.List()
+	if len(l) != 2 || l[0].Error() != "A: bad 1" || l[1].Error() != "B: worse" || e.Err().Error() != "A: bad 1\nB: worse" {
+		t.Fatalf("List = %v, Err = %v", l, e.Err())
+	}
+}

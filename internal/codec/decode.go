@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 
 	"github.com/hamba/avro/v2"
 	"github.com/paysession/paysession/schemas"
 	"github.com/twmb/franz-go/pkg/sr"
+	"golang.org/x/sync/singleflight"
 )
 
 // DecoderConfig configures a Decoder.
@@ -39,7 +41,7 @@ type Decoder struct {
 	writers  map[int]avro.Schema         // registry id -> writer schema
 	resolved map[resolveKey]avro.Schema  // (writer, reader) -> resolved schema
 	failures map[resolveKey]*DecodeError // incompatible pairs, remembered
-	fetching map[int]*sync.WaitGroup     // in-flight registry fetches
+	fetching singleflight.Group          // one registry fetch per id at a time
 	_        struct{}
 }
 
@@ -66,7 +68,6 @@ func NewDecoder(cfg DecoderConfig) (*Decoder, error) {
 		writers:  map[int]avro.Schema{},
 		resolved: map[resolveKey]avro.Schema{},
 		failures: map[resolveKey]*DecodeError{},
-		fetching: map[int]*sync.WaitGroup{},
 	}, nil
 }
 
@@ -151,34 +152,29 @@ func (d *Decoder) decodeConfluent(ctx context.Context, name schemas.Name, value 
 	return unmarshal(FormatConfluent, reader, value[5:], v)
 }
 
-// writerSchema returns the schema registered under id, fetching it once.
+// writerSchema returns the schema registered under id, fetching it once:
+// concurrent callers share one registry request, and a fetched schema is
+// kept; a failed fetch is not, so a later call asks again.
 func (d *Decoder) writerSchema(ctx context.Context, id int) (avro.Schema, error) {
-	for {
-		d.mu.Lock()
-		if s, ok := d.writers[id]; ok {
-			d.mu.Unlock()
-			return s, nil
-		}
-		if wg, ok := d.fetching[id]; ok {
-			d.mu.Unlock()
-			wg.Wait()
-			continue
-		}
-		wg := &sync.WaitGroup{}
-		wg.Add(1)
-		d.fetching[id] = wg
-		d.mu.Unlock()
-
-		s, err := d.fetchWriter(ctx, id)
-		d.mu.Lock()
-		delete(d.fetching, id)
-		if err == nil {
-			d.writers[id] = s
-		}
-		d.mu.Unlock()
-		wg.Done()
-		return s, err
+	d.mu.Lock()
+	s, ok := d.writers[id]
+	d.mu.Unlock()
+	if ok {
+		return s, nil
 	}
+	v, err, _ := d.fetching.Do(strconv.Itoa(id), func() (any, error) {
+		s, err := d.fetchWriter(ctx, id)
+		if err == nil {
+			d.mu.Lock()
+			d.writers[id] = s
+			d.mu.Unlock()
+		}
+		return s, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(avro.Schema), nil
 }
 
 func (d *Decoder) fetchWriter(ctx context.Context, id int) (avro.Schema, error) {

@@ -46,6 +46,18 @@ func RecordContext(ctx context.Context, r *kgo.Record) context.Context {
 	return propagator.Extract(ctx, kotel.NewRecordCarrier(r))
 }
 
+// WithRecordSpan returns ctx with the span of a record's Context (set by
+// Inject), so producing the record under ctx keeps its trace.
+func WithRecordSpan(ctx context.Context, r *kgo.Record) context.Context {
+	if r.Context == nil {
+		return ctx
+	}
+	if span := trace.SpanFromContext(r.Context); span.SpanContext().IsValid() {
+		return trace.ContextWithSpan(ctx, span)
+	}
+	return ctx
+}
+
 // RecordSpanContext returns the span context a record's headers carry
 // (invalid when none).
 func RecordSpanContext(r *kgo.Record) trace.SpanContext {
@@ -53,8 +65,8 @@ func RecordSpanContext(r *kgo.Record) trace.SpanContext {
 }
 
 // Inject writes the span context of ctx into r's traceparent and
-// tracestate headers, replacing those it had, and makes ctx the record's
-// Context so kotel's publish span is its child. Without a valid span
+// tracestate headers, replacing those it had, and puts ctx's span (not its
+// deadline) in the record's Context, so kotel's publish span is its child. Without a valid span
 // context in ctx the record is left as it is (a passed-through traceparent
 // stays).
 func Inject(ctx context.Context, r *kgo.Record) {
@@ -62,7 +74,8 @@ func Inject(ctx context.Context, r *kgo.Record) {
 		return
 	}
 	propagator.Inject(ctx, kotel.NewRecordCarrier(r))
-	r.Context = ctx
+	// Only the span: a record whose Context ends is failed by the client.
+	r.Context = trace.ContextWithSpan(context.Background(), trace.SpanFromContext(ctx))
 }
 
 // FromHeaders returns ctx with the span context of W3C traceparent and

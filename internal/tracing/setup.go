@@ -72,6 +72,9 @@ func Setup(ctx context.Context, env Env, log *slog.Logger) (shutdown func(contex
 	if env == nil {
 		env = os.Getenv
 	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	on, err := Exporter(env)
 	if err != nil || !on {
 		return func(context.Context) error { return nil }, err

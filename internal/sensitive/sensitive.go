@@ -73,24 +73,12 @@ func (p PAN) Luhn() bool {
 	if len(p) < 12 || len(p) > 19 {
 		return false
 	}
-	sum := 0
-	double := false
-	for i := len(p) - 1; i >= 0; i-- {
-		c := p[i]
-		if c < '0' || c > '9' {
+	for i := 0; i < len(p); i++ {
+		if p[i] < '0' || p[i] > '9' {
 			return false
 		}
-		d := int(c - '0')
-		if double {
-			d *= 2
-			if d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		double = !double
 	}
-	return sum%10 == 0
+	return luhn([]byte(p))
 }
 
 // SecurityCode is a card security code (CVV/CVC). It is never shown at all.

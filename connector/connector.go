@@ -26,6 +26,7 @@ import (
 	"github.com/paysession/paysession/internal/config"
 	"github.com/paysession/paysession/internal/payapi"
 	"github.com/paysession/paysession/internal/tracing"
+	"github.com/paysession/paysession/internal/tracing/kafkatrace"
 )
 
 // Options are what a Connector needs besides its configuration.
@@ -114,7 +115,7 @@ func newConnector(ctx context.Context, o Options) (*Connector, error) {
 	producer, err := NewProducer(func() (*kgo.Client, error) {
 		return kgo.NewClient(append(append([]kgo.Opt{}, kafkaOpts...), kgo.RequiredAcks(kgo.AllISRAcks()),
 			kgo.ProducerBatchMaxBytesFn(limits.BatchMaxBytes),
-			kgo.WithHooks(kprom.NewMetrics("paysession_kafka", kprom.Registerer(reg))), kgo.WithHooks(tracing.KafkaHooks()...))...)
+			kgo.WithHooks(kprom.NewMetrics("paysession_kafka", kprom.Registerer(reg))), kgo.WithHooks(kafkatrace.Hooks()...))...)
 	}, o.Logger.With("part", "producer"))
 	if err != nil {
 		return nil, fmt.Errorf("kafka producer: %w", err)
@@ -144,7 +145,7 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, li
 	c.pipe, err = pipeline.New(pipeline.Config{
 		ClientHooks: func() []kgo.Hook {
 			return append([]kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("pipeline"), kprom.Registerer(c.Registry))},
-				tracing.KafkaHooks()...)
+				kafkatrace.Hooks()...)
 		},
 		Kafka: groupOpts, GroupID: cfg.Kafka.GroupID, TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance,
 		Topics: pipelineTopics(cfg.Topics), Limits: limits, API: api, Decoder: dec, Encoder: enc,
@@ -163,7 +164,7 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, li
 		TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance + "-sessions",
 		ClientHooks: func() []kgo.Hook {
 			return append([]kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("session_writer"), kprom.Registerer(c.Registry))},
-				tracing.KafkaHooks()...)
+				kafkatrace.Hooks()...)
 		},
 		TransactionTimeout: cfg.Pipeline.TransactionTimeout, BatchMaxBytes: limits.BatchMaxBytes,
 		UpdatesTopic: cfg.Topics.SessionUpdates, SessionsTopic: cfg.Topics.Sessions, EventsTopic: cfg.Topics.WebhookEvents,

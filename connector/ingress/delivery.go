@@ -7,7 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/internal/tracing"
+	"github.com/paysession/paysession/internal/tracing/kafkatrace"
 )
 
 // delivery is what the ingress publishes for one event id: one update
@@ -78,8 +78,8 @@ func (in *Ingress) startAttempt(d *delivery) *attempt {
 	in.pending.Add(1)
 	ctx, cancel := context.WithTimeout(in.baseCtx, in.cfg.DeliveryTimeout)
 	a.cancel = cancel
-	rec := *d.record                                    // a fresh copy: a record is never produced twice
-	rec.Context = tracing.WithRecordSpan(ctx, d.record) // the webhook request's span, for the publish span
+	rec := *d.record                                       // a fresh copy: a record is never produced twice
+	rec.Context = kafkatrace.WithRecordSpan(ctx, d.record) // the webhook request's span, for the publish span
 	in.cfg.Producer.TryProduce(rec.Context, &rec, func(_ *kgo.Record, err error) {
 		if err != nil {
 			a.fail(err)

@@ -11,7 +11,7 @@ import (
 	"github.com/paysession/paysession/connector/sessionwriter"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
-	"github.com/paysession/paysession/internal/tracing"
+	"github.com/paysession/paysession/internal/tracing/kafkatrace"
 )
 
 // Encoder encodes an outcome record for a topic (Avro, Confluent or
@@ -73,6 +73,6 @@ func (in *Ingress) build(ctx context.Context, wh *webhook, eventID string, recei
 		kgo.RecordHeader{Key: HeaderEventID, Value: []byte(eventID)},
 		kgo.RecordHeader{Key: HeaderWebhookType, Value: []byte(wh.Type)})
 	r.Timestamp = received
-	tracing.Inject(ctx, r) // the webhook request's span (trace.go)
+	kafkatrace.Inject(ctx, r) // the webhook request's span (trace.go)
 	return r, nil
 }

@@ -2,47 +2,23 @@ package pipeline
 
 import (
 	"context"
-	"sync"
-	"time"
+
+	"golang.org/x/time/rate"
 )
 
-// limiter is a token bucket bounding API calls per second (optional).
-type limiter struct {
-	mu     sync.Mutex
-	rate   float64 // tokens per second
-	burst  float64
-	tokens float64
-	last   time.Time
-}
+// limiter bounds API calls per second (optional): a token bucket from
+// golang.org/x/time/rate.
+type limiter struct{ *rate.Limiter }
 
+// newLimiter returns a limiter of perSecond calls with burst, or nil when
+// perSecond is not positive (no limit).
 func newLimiter(perSecond float64, burst int) *limiter {
 	if perSecond <= 0 {
 		return nil
 	}
-	b := float64(max(burst, 1))
-	return &limiter{rate: perSecond, burst: b, tokens: b, last: time.Now()}
+	return &limiter{rate.NewLimiter(rate.Limit(perSecond), max(burst, 1))}
 }
 
-// wait blocks until a token is available or ctx ends.
-func (l *limiter) wait(ctx context.Context) error {
-	for {
-		l.mu.Lock()
-		now := time.Now()
-		l.tokens = min(l.burst, l.tokens+now.Sub(l.last).Seconds()*l.rate)
-		l.last = now
-		if l.tokens >= 1 {
-			l.tokens--
-			l.mu.Unlock()
-			return nil
-		}
-		need := time.Duration((1 - l.tokens) / l.rate * float64(time.Second))
-		l.mu.Unlock()
-		t := time.NewTimer(need)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		}
-	}
-}
+// wait blocks until a token is available or ctx ends (or cannot wait long
+// enough for one).
+func (l *limiter) wait(ctx context.Context) error { return l.Wait(ctx) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/paysession/paysession/internal/payapi"
 	"github.com/paysession/paysession/internal/tracing"
+	"github.com/paysession/paysession/internal/tracing/kafkatrace"
 )
 
 // Tracing. Each command gets a consume span, child of the trace context
@@ -30,7 +31,7 @@ func tracer() trace.Tracer { return tracing.Tracer(TracerName) }
 
 // startConsume starts the command's consume span.
 func (in *inbound) startConsume() {
-	ctx := tracing.RecordContext(context.Background(), in.rec)
+	ctx := kafkatrace.RecordContext(context.Background(), in.rec)
 	_, in.span = tracer().Start(ctx, "pipeline consume "+in.kind, trace.WithSpanKind(trace.SpanKindConsumer),
 		trace.WithAttributes(attribute.String("messaging.destination.name", in.rec.Topic),
 			attribute.Int("messaging.kafka.destination.partition", int(in.rec.Partition)),
@@ -87,7 +88,7 @@ func injectAll(ctx context.Context, recs []*kgo.Record) {
 		return
 	}
 	for _, r := range recs {
-		tracing.Inject(ctx, r)
+		kafkatrace.Inject(ctx, r)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/tracing"
+	"github.com/paysession/paysession/internal/tracing/kafkatrace"
 )
 
 // Tracing. The writer keeps, per session of its partitions, the span
@@ -76,7 +77,7 @@ func learnTrace(r *kgo.Record, part *partition) {
 	if !tracing.Enabled() {
 		return
 	}
-	if sc := tracing.RecordSpanContext(r); sc.IsValid() {
+	if sc := kafkatrace.RecordSpanContext(r); sc.IsValid() {
 		part.traces[string(r.Key)] = sessionTrace{sc: sc, fromCommand: true}
 	}
 }
@@ -89,7 +90,7 @@ func (w *Writer) traceWrite(rec *kgo.Record, st *codec.SessionState, part *parti
 		return
 	}
 	id := st.Session.ID
-	own := trace.SpanContextFromContext(tracing.RecordContext(context.Background(), rec))
+	own := trace.SpanContextFromContext(kafkatrace.RecordContext(context.Background(), rec))
 	origin, _ := header(rec, HeaderOrigin)
 	fromCommand := origin == OriginCommand
 	if d.state == nil && !fromCommand {
@@ -131,11 +132,11 @@ func (w *Writer) traceWrite(rec *kgo.Record, st *codec.SessionState, part *parti
 		j.setTrace(part, id, sessionTrace{sc: span.SpanContext()})
 	}
 	if d.state != nil {
-		tracing.Inject(ctx, d.state)
+		kafkatrace.Inject(ctx, d.state)
 	}
 	if d.event != nil && own.IsValid() {
 		// The webhook event stays in the webhook's trace.
-		tracing.Inject(trace.ContextWithRemoteSpanContext(context.Background(), own), d.event)
+		kafkatrace.Inject(trace.ContextWithRemoteSpanContext(context.Background(), own), d.event)
 	}
 }
 

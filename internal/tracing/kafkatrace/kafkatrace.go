@@ -1,36 +1,30 @@
-package tracing
+// Package kafkatrace carries the connector's trace context through Kafka
+// records (W3C traceparent and tracestate headers) and gives its clients
+// franz-go's kotel hooks while tracing is on. It is apart from package
+// tracing so that the API client, which knows nothing of Kafka, can trace
+// without importing a Kafka client.
+package kafkatrace
 
 import (
 	"context"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/plugin/kotel"
-	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/paysession/paysession/internal/tracing"
 )
 
-// W3C trace-context header names, on HTTP requests and Kafka records.
-const (
-	HeaderTraceParent = "traceparent"
-	HeaderTraceState  = "tracestate"
-)
-
-// propagator is W3C trace context: what records and requests carry.
-var propagator = propagation.TraceContext{}
-
-// Propagator returns the W3C trace-context propagator.
-func Propagator() propagation.TextMapPropagator { return propagator }
-
-// KafkaHooks returns the franz-go hooks that trace a client's records
+// Hooks returns the franz-go hooks that trace a client's records
 // (kotel: a publish span per produced record, whose context it writes into
 // the record's traceparent, and a receive span per fetched record, child of
 // the record's traceparent, left in the record's Context), or nil while
 // tracing is off.
-func KafkaHooks() []kgo.Hook {
-	if !Enabled() {
+func Hooks() []kgo.Hook {
+	if !tracing.Enabled() {
 		return nil
 	}
-	t := kotel.NewTracer(kotel.TracerProvider(Provider()), kotel.TracerPropagator(propagator))
+	t := kotel.NewTracer(kotel.TracerProvider(tracing.Provider()), kotel.TracerPropagator(tracing.Propagator()))
 	return kotel.NewKotel(kotel.WithTracer(t)).Hooks()
 }
 
@@ -43,7 +37,7 @@ func RecordContext(ctx context.Context, r *kgo.Record) context.Context {
 			return trace.ContextWithSpanContext(ctx, sc)
 		}
 	}
-	return propagator.Extract(ctx, kotel.NewRecordCarrier(r))
+	return tracing.Propagator().Extract(ctx, kotel.NewRecordCarrier(r))
 }
 
 // WithRecordSpan returns ctx with the span of a record's Context (set by
@@ -61,37 +55,19 @@ func WithRecordSpan(ctx context.Context, r *kgo.Record) context.Context {
 // RecordSpanContext returns the span context a record's headers carry
 // (invalid when none).
 func RecordSpanContext(r *kgo.Record) trace.SpanContext {
-	return trace.SpanContextFromContext(propagator.Extract(context.Background(), kotel.NewRecordCarrier(r)))
+	return trace.SpanContextFromContext(tracing.Propagator().Extract(context.Background(), kotel.NewRecordCarrier(r)))
 }
 
 // Inject writes the span context of ctx into r's traceparent and
 // tracestate headers, replacing those it had, and puts ctx's span (not its
 // deadline) in the record's Context, so kotel's publish span is its child. Without a valid span
-// context in ctx the record is left as it is (a passed-through traceparent
-// stays).
+// context in ctx, or while tracing is off, the record is left as it is (a
+// passed-through traceparent stays).
 func Inject(ctx context.Context, r *kgo.Record) {
-	if !trace.SpanContextFromContext(ctx).IsValid() {
+	if !tracing.Enabled() || !trace.SpanContextFromContext(ctx).IsValid() {
 		return
 	}
-	propagator.Inject(ctx, kotel.NewRecordCarrier(r))
+	tracing.Propagator().Inject(ctx, kotel.NewRecordCarrier(r))
 	// Only the span: a record whose Context ends is failed by the client.
 	r.Context = trace.ContextWithSpan(context.Background(), trace.SpanFromContext(ctx))
-}
-
-// FromHeaders returns ctx with the span context of W3C traceparent and
-// tracestate values as its remote parent (ctx unchanged when they do not
-// parse).
-func FromHeaders(ctx context.Context, traceparent, tracestate string) context.Context {
-	if traceparent == "" {
-		return ctx
-	}
-	return propagator.Extract(ctx, propagation.MapCarrier{HeaderTraceParent: traceparent, HeaderTraceState: tracestate})
-}
-
-// Headers returns the W3C traceparent and tracestate of the span context
-// in ctx ("" when none).
-func Headers(ctx context.Context) (traceparent, tracestate string) {
-	c := propagation.MapCarrier{}
-	propagator.Inject(ctx, c)
-	return c[HeaderTraceParent], c[HeaderTraceState]
 }

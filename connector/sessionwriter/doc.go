@@ -35,6 +35,7 @@
 // session's updates, state and events share one partition number.
 //
 // Memory: the latest version of every session of the owned partitions (the
-// compacted topic's size, about 100 bytes a session) and the event ids of
-// the last EventWindow.
+// compacted topic's size, about 100 bytes a session), while tracing is on
+// the span context of every session's command (about 100 bytes more,
+// trace.go), and the event ids of the last EventWindow.
 package sessionwriter

@@ -23,7 +23,9 @@ func (p *Pipeline) recordsOf(ctx context.Context, b *batch) ([]*kgo.Record, erro
 			return nil, fmt.Errorf("command %s at %s/%d/%d has no outcome", in.kind, in.src.Topic, in.src.Partition, in.src.Offset)
 		}
 		if out.park != nil {
-			if r := retryRecord(out, p.cfg.Topics.Retry); p.cfg.Limits.Fits(r) {
+			r := retryRecord(out, p.cfg.Topics.Retry)
+			injectAll(in.traced(ctx), []*kgo.Record{r}) // the next attempt continues the command's trace
+			if p.cfg.Limits.Fits(r) {
 				recs = append(recs, r)
 				continue
 			}

@@ -5,9 +5,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/paysession/paysession/connector/sessionwriter"
+	"github.com/paysession/paysession/internal/tracing"
 
 	"github.com/paysession/paysession/internal/payapi"
 	"github.com/paysession/paysession/internal/signing"
@@ -58,5 +64,78 @@ func TestTraceContextFlowsToCallAndOutcomes(t *testing.T) {
 		if hs["traceparent"] != tp || hs["tracestate"] != ts || hs["other"] != "" {
 			t.Errorf("%s record headers = %v, want only the trace context", r.Topic, hs)
 		}
+	}
+}
+
+// TestSpansOfACommand: with tracing on, a command's consume span is a
+// child of its traceparent; decode and the API attempt are under it; its
+// outcome records carry the produce span's context (not the upstream
+// one, which kotel's publish span would otherwise replace by a new root),
+// its session updates say they come from a command, and a parked
+// command's retry record carries the consume span's context.
+func TestSpansOfACommand(t *testing.T) {
+	const upstream = "4bf92f3577b34da6a3ce929d0e0e4736"
+	rec := tracetest.NewSpanRecorder()
+	defer tracing.Use(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)))()
+	p := newTestPipeline(t, &fakeAPI{}, nil)
+	cmd := func(key string) *inbound {
+		in := newInbound(&kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte(key),
+			Value: []byte(`{"session_id":"ps_1"}`), Timestamp: testNow,
+			Headers: []kgo.RecordHeader{{Key: "traceparent", Value: []byte("00-" + upstream + "-00f067aa0ba902b7-01")}}}, "capture", false)
+		in.startConsume()
+		return in
+	}
+	done, parked := cmd("key-span-1"), cmd("key-span-2")
+	b := &batch{ins: []*inbound{done, parked}, outcomes: map[*inbound]*outcome{
+		done: p.process(context.Background(), done), parked: park(parked, retryState{nextAttempt: testNow}, false)}}
+	recs, err := p.recordsOf(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	endSpans(startCommitSpan(b), b, "commit")
+	spans := map[string]sdktrace.ReadOnlySpan{}
+	for _, s := range rec.Ended() {
+		if s.SpanContext().TraceID().String() != upstream && s.Name() != "pipeline transaction commit" {
+			t.Errorf("span %s not in the command's trace", s.Name())
+		}
+		if _, ok := spans[s.Name()]; !ok || s.Name() == "pipeline produce capture" {
+			spans[s.Name()] = s
+		}
+	}
+	for _, name := range []string{"pipeline consume capture", "pipeline decode capture", "pipeline produce capture", "pipeline transaction commit"} {
+		if spans[name] == nil {
+			t.Fatalf("no span %q among %v", name, spans)
+		}
+	}
+	if got := spans["pipeline consume capture"].Parent().SpanID().String(); got != "00f067aa0ba902b7" {
+		t.Errorf("consume span's parent %s, want the command's traceparent", got)
+	}
+	if len(spans["pipeline transaction commit"].Links()) != 2 {
+		t.Errorf("commit span links %d commands, want 2", len(spans["pipeline transaction commit"].Links()))
+	}
+	produce := spans["pipeline produce capture"].SpanContext().SpanID().String()
+	consumeOf := map[string]string{done.span.SpanContext().SpanID().String(): "done", parked.span.SpanContext().SpanID().String(): "parked"}
+	var origins, retries int
+	for _, r := range recs {
+		tp, _ := header(r, "traceparent")
+		if !strings.Contains(tp, upstream) {
+			t.Errorf("%s record traceparent %q, want the command's trace", r.Topic, tp)
+		}
+		if r.Topic == p.cfg.Topics.Retry {
+			retries++
+			if consumeOf[tp[36:52]] != "parked" {
+				t.Errorf("retry record traceparent %q, want the parked command's consume span", tp)
+			}
+			continue
+		}
+		if tp[36:52] != produce {
+			t.Errorf("%s record traceparent %q, want the produce span %s", r.Topic, tp, produce)
+		}
+		if v, _ := header(r, sessionwriter.HeaderOrigin); v == sessionwriter.OriginCommand {
+			origins++
+		}
+	}
+	if retries != 1 || origins == 0 {
+		t.Errorf("%d retry records, %d updates marked as from a command; want 1 and some", retries, origins)
 	}
 }

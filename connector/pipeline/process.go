@@ -70,7 +70,7 @@ func (p *Pipeline) process(ctx context.Context, in *inbound) *outcome {
 	// by: its state arrives by webhook.
 	unknownState := out.verdict.Status == codec.StatusAccepted && res.session == nil && cmd.answersSession
 	if (out.verdict.Status == codec.StatusIndeterminate || unknownState) && cmd.SessionID != "" {
-		out.polled = p.settle(ctx, cmd.SessionID, cmd.route...)
+		out.polled = p.settle(in.traced(ctx), cmd.SessionID, cmd.route...)
 	}
 	return out
 }
@@ -108,7 +108,7 @@ func (p *Pipeline) expired(ctx context.Context, in *inbound, start time.Time) *o
 		out := p.finish(in, start, callResult{err: errKeyExpiredMaybeSent, exhausted: true, sent: true,
 			attempts: in.retry.attempts, first: in.retry.firstAttempt})
 		if cmd, err := p.decode(ctx, in); err == nil && cmd.SessionID != "" {
-			out.polled = p.settle(ctx, cmd.SessionID, cmd.route...)
+			out.polled = p.settle(in.traced(ctx), cmd.SessionID, cmd.route...)
 		}
 		return out
 	}
@@ -175,7 +175,7 @@ func (p *Pipeline) settle(ctx context.Context, sessionID string, route ...payapi
 	if err != nil {
 		var ae *payapi.Error
 		if !errors.As(err, &ae) || ae.Code != "repository_record_not_found" {
-			p.log.Warn("settling status query failed", slog.String("session_id", sessionID), slog.Any("error", err))
+			p.log.WarnContext(ctx, "settling status query failed", slog.String("session_id", sessionID), slog.Any("error", err))
 		}
 		return nil
 	}

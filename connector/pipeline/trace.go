@@ -29,8 +29,15 @@ const TracerName = "github.com/paysession/paysession/connector/pipeline"
 
 func tracer() trace.Tracer { return tracing.Tracer(TracerName) }
 
+// noSpan is the span of work done while tracing is off: nothing is
+// started, nothing allocated.
+var noSpan = trace.SpanFromContext(context.Background())
+
 // startConsume starts the command's consume span.
 func (in *inbound) startConsume() {
+	if !tracing.Enabled() {
+		return
+	}
 	ctx := kafkatrace.RecordContext(context.Background(), in.rec)
 	_, in.span = tracer().Start(ctx, "pipeline consume "+in.kind, trace.WithSpanKind(trace.SpanKindConsumer),
 		trace.WithAttributes(attribute.String("messaging.destination.name", in.rec.Topic),
@@ -50,6 +57,9 @@ func (in *inbound) traced(ctx context.Context) context.Context {
 
 // startDecodeSpan starts the decode-and-validate span of a command.
 func startDecodeSpan(ctx context.Context, in *inbound) (context.Context, trace.Span) {
+	if in.span == nil {
+		return ctx, noSpan
+	}
 	return tracer().Start(in.traced(ctx), "pipeline decode "+in.kind)
 }
 
@@ -77,6 +87,9 @@ func endDecodeSpan(span trace.Span, cmd *command, err error) {
 // startProduceSpan starts the span of building and producing a command's
 // outcome records; tracing.Inject puts it on each of them.
 func startProduceSpan(ctx context.Context, out *outcome) (context.Context, trace.Span) {
+	if out.in.span == nil {
+		return ctx, noSpan
+	}
 	return tracer().Start(out.in.traced(ctx), "pipeline produce "+out.in.kind, trace.WithSpanKind(trace.SpanKindProducer),
 		trace.WithAttributes(attribute.String("paysession.command.status", string(out.verdict.Status)),
 			attribute.String("paysession.session_id", out.sessionID)))
@@ -96,7 +109,7 @@ func injectAll(ctx context.Context, recs []*kgo.Record) {
 // to the consume span of every command of the batch.
 func startCommitSpan(b *batch) trace.Span {
 	if !tracing.Enabled() {
-		return trace.SpanFromContext(context.Background())
+		return noSpan
 	}
 	links := make([]trace.Link, 0, len(b.ins))
 	for _, in := range b.ins {
@@ -112,6 +125,9 @@ func startCommitSpan(b *batch) trace.Span {
 // endSpans ends the commit span and every command's consume span with how
 // the transaction ended: "commit", "abort" or "unknown".
 func endSpans(commit trace.Span, b *batch, end string) {
+	if !commit.IsRecording() && (b == nil || len(b.ins) == 0 || b.ins[0].span == nil) {
+		return
+	}
 	commit.SetAttributes(attribute.String("paysession.transaction", end))
 	if end != "commit" {
 		commit.SetStatus(codes.Error, end)

@@ -74,9 +74,12 @@ func (c *Client) call(ctx context.Context, ep endpoint, payload any, opts []Call
 		return nil, &Error{Code: CodeSigning, Endpoint: ep.path, Description: "request cannot be signed", Err: err}
 	}
 	start := time.Now()
-	ctx, span := tracing.Tracer("github.com/paysession/paysession/internal/payapi").Start(ctx, "payapi "+ep.path,
-		trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("paysession.endpoint", ep.path), attribute.Int("paysession.api_version", c.versionFor(ep))))
+	var span trace.Span
+	if tracing.Enabled() {
+		ctx, span = tracing.Tracer("github.com/paysession/paysession/internal/payapi").Start(ctx, "payapi "+ep.path,
+			trace.WithSpanKind(trace.SpanKindClient),
+			trace.WithAttributes(attribute.String("paysession.endpoint", ep.path), attribute.Int("paysession.api_version", c.versionFor(ep))))
+	}
 	env, err := c.roundTrip(ctx, ep, body, sig, o)
 	endCallSpan(span, err)
 	c.logCall(ctx, ep, start, err)
@@ -210,7 +213,11 @@ func (c *Client) logCall(ctx context.Context, ep endpoint, start time.Time, err 
 // code, the HTTP status, and whether it may be retried or may have reached
 // the service. Never a body or a header value.
 func endCallSpan(span trace.Span, err error) {
+	if span == nil {
+		return
+	}
 	if !span.IsRecording() {
+		span.End()
 		return
 	}
 	defer span.End()

@@ -7,6 +7,7 @@ package kafkatrace
 
 import (
 	"context"
+	"errors"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/plugin/kotel"
@@ -24,9 +25,18 @@ func Hooks() []kgo.Hook {
 	if !tracing.Enabled() {
 		return nil
 	}
-	t := kotel.NewTracer(kotel.TracerProvider(tracing.Provider()), kotel.TracerPropagator(tracing.Propagator()))
+	t := kotel.NewTracer(kotel.TracerProvider(tracing.Provider()), kotel.TracerPropagator(tracing.Propagator()),
+		kotel.KeyFormatter(withholdKey))
 	return kotel.NewKotel(kotel.WithTracer(t)).Hooks()
 }
+
+// errKeyWithheld keeps record keys out of spans.
+var errKeyWithheld = errors.New("record keys are not recorded")
+
+// withholdKey is kotel's key formatter: a command's key is any string its
+// producer chose (an invalid one may be a card number), so no span carries
+// a record key; the connector's own spans name the session id instead.
+func withholdKey(*kgo.Record) (string, error) { return "", errKeyWithheld }
 
 // RecordContext returns the trace context of a consumed record: the
 // receive span kotel left in its Context, else the traceparent of its

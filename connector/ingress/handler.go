@@ -44,7 +44,7 @@ func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer in.leave()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, in.cfg.MaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(unwrap(w), r.Body, in.cfg.MaxBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {

@@ -44,6 +44,15 @@ func (w spanWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// unwrap returns the server's own ResponseWriter, which MaxBytesReader
+// tells to close the connection after an oversized body.
+func unwrap(w http.ResponseWriter) http.ResponseWriter {
+	if sw, ok := w.(spanWriter); ok {
+		return sw.ResponseWriter
+	}
+	return w
+}
+
 // noteVerdict records the verdict and the webhook type on the span of ctx.
 func noteVerdict(ctx context.Context, typ, verdict string) {
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {

@@ -53,7 +53,7 @@ func TestWebhookSpan(t *testing.T) {
 			s := spans[0]
 			attrs := attribute.NewSet(s.Attributes()...)
 			if v, _ := attrs.Value("http.response.status_code"); v.AsInt64() != int64(tc.wantCode) {
-				t.Errorf("status attribute %v", v.Emit())
+				t.Errorf("status attribute %v", v.String())
 			}
 			if v, _ := attrs.Value("paysession.webhook.verdict"); v.AsString() != tc.wantVerdict {
 				t.Errorf("verdict attribute %q, want %q", v.AsString(), tc.wantVerdict)

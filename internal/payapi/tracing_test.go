@@ -42,7 +42,7 @@ func TestAttemptSpans(t *testing.T) {
 			for _, s := range spans {
 				byName[s.Name()] = s
 				for _, a := range s.Attributes() {
-					if v := a.Value.Emit(); strings.Contains(v, "key-secret-1") || strings.Contains(v, "ps_1\"") || strings.Contains(v, f.last(t).Header.Get(HeaderSign)) {
+					if v := a.Value.String(); strings.Contains(v, "key-secret-1") || strings.Contains(v, "ps_1\"") || strings.Contains(v, f.last(t).Header.Get(HeaderSign)) {
 						t.Errorf("span %s attribute %s holds a header value or the body: %q", s.Name(), a.Key, v)
 					}
 				}
@@ -53,7 +53,7 @@ func TestAttemptSpans(t *testing.T) {
 			}
 			attrs := map[string]string{}
 			for _, a := range call.Attributes() {
-				attrs[string(a.Key)] = a.Value.Emit()
+				attrs[string(a.Key)] = a.Value.String()
 			}
 			if attrs["paysession.endpoint"] != "session/status" || attrs["paysession.outcome"] != tt.wantOutcome {
 				t.Errorf("attempt attributes %v, want endpoint session/status and outcome %s", attrs, tt.wantOutcome)

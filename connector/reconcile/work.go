@@ -122,7 +122,7 @@ func (r *Reconciler) publishPolled(ctx context.Context, t task, s *payapi.Sessio
 	}
 	if warn {
 		r.metrics.warnings.Inc()
-		r.log.Warn("session still waits for confirmation close to its deadline", slog.String("session_id", t.id),
+		r.log.WarnContext(ctx, "session still waits for confirmation close to its deadline", slog.String("session_id", t.id),
 			slog.Time("deadline", t.deadline))
 	}
 	if !published {
@@ -147,7 +147,7 @@ func (r *Reconciler) markStale(ctx context.Context, t task) (bool, error) {
 		return false, err
 	}
 	r.metrics.stale.Inc()
-	r.log.Warn("session never settled, no longer polled", slog.String("session_id", t.id),
+	r.log.WarnContext(ctx, "session never settled, no longer polled", slog.String("session_id", t.id),
 		slog.String("status", t.state.Session.Status), slog.Time("age_from", t.born), slog.Duration("max_age", r.cfg.MaxAge))
 	return true, nil
 }

@@ -66,7 +66,7 @@ func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, f := range wh.DroppedFields {
-		in.cfg.Logger.Debug("webhook time field unreadable; left unset", slog.String("session_id", wh.Session.ID),
+		in.cfg.Logger.DebugContext(r.Context(), "webhook time field unreadable; left unset", slog.String("session_id", wh.Session.ID),
 			slog.String("field", f))
 	}
 	wh.Project = project
@@ -93,7 +93,7 @@ func (in *Ingress) precheck(r *http.Request) (sig string, project *string, code 
 	if err != nil {
 		// Debug only: unsigned traffic is counted by the requests metric,
 		// and a flood of it must not flood the log too.
-		in.cfg.Logger.Debug("webhook refused before its body", slog.String("remote", r.RemoteAddr), slog.Any("error", err))
+		in.cfg.Logger.DebugContext(r.Context(), "webhook refused before its body", slog.String("remote", r.RemoteAddr), slog.Any("error", err))
 		return "", nil, http.StatusUnauthorized, verdictBadSignature
 	}
 	return sig, project, 0, ""

@@ -66,7 +66,12 @@ func TestDeadLetterMaskedAndRedrivenFromSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := env.start(t, &fakeAPI{}, func(c *Config) { c.Decoder, c.Encoder = dec, avroEncoder{} })
+	// The pipeline's clock is an hour after the record time: on the real
+	// clock the command would one day be older than the key-lifetime margin
+	// and expire instead of being dead-lettered.
+	stop := env.start(t, &fakeAPI{}, func(c *Config) {
+		c.Decoder, c.Encoder, c.Clock = dec, avroEncoder{}, &fakeClock{now: written.Add(time.Hour)}
+	})
 	if res := env.consume(t, env.topics.Results, 1); len(res) != 1 {
 		t.Fatalf("results: %d", len(res))
 	}

@@ -161,18 +161,7 @@ func stringList(e ast.Expr) []string {
 // readmeMetrics parses the table of the README's Metrics section.
 func readmeMetrics(t *testing.T) map[string]metricDef {
 	t.Helper()
-	root, err := harness.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	section := readmeSection(string(b), "### Metrics")
-	if section == "" {
-		t.Fatal("README has no ### Metrics section")
-	}
+	section := readmeSectionOf(t, "### Metrics")
 	out := map[string]metricDef{}
 	for _, line := range strings.Split(section, "\n") {
 		cells := strings.Split(line, "|")
@@ -197,6 +186,25 @@ func readmeMetrics(t *testing.T) map[string]metricDef {
 
 // readmeSection returns the text from heading to the next heading of the
 // same or a higher level.
+// readmeSectionOf returns the README's section under heading; t fails when
+// the README has none.
+func readmeSectionOf(t *testing.T, heading string) string {
+	t.Helper()
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := readmeSection(string(b), heading)
+	if section == "" {
+		t.Fatalf("README has no %s section", heading)
+	}
+	return section
+}
+
 func readmeSection(readme, heading string) string {
 	i := strings.Index(readme, "\n"+heading+"\n")
 	if i < 0 {

@@ -1,13 +1,9 @@
 package observability
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/paysession/paysession/integration/harness"
 )
 
 // TestRunbookHasEveryAlert: the README's runbook has one entry per alert of
@@ -15,18 +11,7 @@ import (
 // what it means, where to look and what to do, and each alert's runbook_url
 // points at its entry.
 func TestRunbookHasEveryAlert(t *testing.T) {
-	root, err := harness.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	runbook := readmeSection(string(b), "### Runbook")
-	if runbook == "" {
-		t.Fatal("README has no ### Runbook section")
-	}
+	runbook := readmeSectionOf(t, "### Runbook")
 	entries := map[string]string{}
 	var order []string
 	for _, part := range strings.Split(runbook, "\n#### ")[1:] {

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/topics"
+	"github.com/paysession/paysession/internal/retry"
 )
 
 // Pipeline consumes command topics and executes each command against the
@@ -92,7 +93,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		return err
 	}
 	defer p.marks.close()
-	wait := time.Second
+	waits, misses := retry.Doubling{Initial: time.Second, Max: maxSessionRetryWait}, 0
 	for {
 		s, err := p.newSession()
 		if err != nil {
@@ -106,16 +107,17 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			// keep trying rather than stop the whole connector (webhooks
 			// and reconciler included); /readyz reports that no session
 			// runs meanwhile.
+			wait := waits.After(misses)
+			misses++
 			p.log.Warn("kafka session could not start; retrying", slog.Any("error", err), slog.Duration("retry_in", wait))
 			select {
 			case <-ctx.Done():
 				return nil
 			case <-time.After(wait):
 			}
-			wait = min(2*wait, maxSessionRetryWait)
 			continue
 		}
-		wait = time.Second
+		misses = 0
 		p.session.Store(s)
 		err = p.runSession(ctx, s)
 		p.session.Store(nil)

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/retry"
 )
 
 // Reconciler polls quiet sessions and applies the confirmation policy.
@@ -144,9 +145,5 @@ func (r *Reconciler) scan(ctx context.Context) error {
 
 // backoff doubles from QuietAfter up to MaxBackoff.
 func (r *Reconciler) backoff(misses int) time.Duration {
-	d := r.cfg.QuietAfter
-	for i := 0; i < misses && d < r.cfg.MaxBackoff; i++ {
-		d *= 2
-	}
-	return min(d, r.cfg.MaxBackoff)
+	return retry.Doubling{Initial: r.cfg.QuietAfter, Max: r.cfg.MaxBackoff}.After(misses)
 }

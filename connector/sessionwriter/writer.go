@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/internal/kafka"
+	"github.com/paysession/paysession/internal/retry"
 )
 
 // Writer derives the sessions and webhook-events topics from the
@@ -64,8 +65,8 @@ func (w *Writer) Ready(context.Context) error {
 // session that cannot start (no broker answers), rebuilds the Kafka
 // session after a pause; only invalid options end Run with an error.
 func (w *Writer) Run(ctx context.Context) error {
-	wait := time.Second
-	for {
+	waits := retry.Doubling{Initial: time.Second, Max: 10 * time.Second}
+	for rebuilds := 0; ; rebuilds++ {
 		s, err := w.newSession()
 		if err == nil {
 			w.session.Store(s)
@@ -84,13 +85,13 @@ func (w *Writer) Run(ctx context.Context) error {
 		if errors.Is(err, errOptions) {
 			return err
 		}
+		wait := waits.After(rebuilds)
 		w.log.Warn("session writer rebuilding its kafka session", slog.Any("error", err), slog.Duration("retry_in", wait))
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-time.After(wait):
 		}
-		wait = min(2*wait, 10*time.Second)
 	}
 }
 

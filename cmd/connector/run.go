@@ -11,7 +11,7 @@ import (
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/paysession/paysession/connector"
-	"github.com/paysession/paysession/connector/pipeline"
+	"github.com/paysession/paysession/connector/redrive"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/config"
 )
@@ -143,7 +143,7 @@ func runRedrive(ctx context.Context, args []string, env envconfig.Lookuper, stdo
 	}
 	rctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	n, err := pipeline.Redrive(rctx, pipeline.RedriveConfig{Kafka: opts, DeadLetter: cfg.Topics.DeadLetter,
+	n, err := redrive.Run(rctx, redrive.Config{Kafka: opts, DeadLetter: cfg.Topics.DeadLetter,
 		Logger: log, Decode: func(b []byte) (*codec.DeadLetter, error) {
 			var d codec.DeadLetter
 			return &d, dec.DecodeRecord(rctx, b, &d)

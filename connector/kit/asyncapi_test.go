@@ -13,8 +13,8 @@ import (
 
 	"github.com/paysession/paysession/connector/ingress"
 	"github.com/paysession/paysession/connector/kit"
-	"github.com/paysession/paysession/connector/pipeline"
 	"github.com/paysession/paysession/connector/reconcile"
+	"github.com/paysession/paysession/internal/header"
 	"github.com/paysession/paysession/schemas"
 )
 
@@ -161,16 +161,16 @@ func TestAsyncAPIOperationsReadCommitted(t *testing.T) {
 }
 
 // TestAsyncAPIHeadersAreTheCodes: the headers described are exactly those
-// the connector writes (the constants of pipeline, ingress and reconcile),
+// the connector writes (the constants of internal/header, ingress and reconcile),
 // and the kit's constants are the same names.
 func TestAsyncAPIHeadersAreTheCodes(t *testing.T) {
 	written := []string{
-		pipeline.HeaderRecordTime, pipeline.HeaderKey, pipeline.HeaderKind, pipeline.HeaderSourceTopic,
-		pipeline.HeaderSourcePartition, pipeline.HeaderSourceOffset, pipeline.HeaderAttempts,
-		pipeline.HeaderNextAttempt, pipeline.HeaderFirstAttempt, pipeline.HeaderSent, pipeline.HeaderFirstSeen,
-		pipeline.HeaderDecodeFailures, pipeline.HeaderRedrive, pipeline.HeaderLane, pipeline.HeaderError,
-		pipeline.HeaderErrorField, pipeline.HeaderErrorCode, pipeline.HeaderDeadLetterValue,
-		pipeline.HeaderDeadLetterOriginalSize, pipeline.HeaderDeadLetterHeaders,
+		header.RecordTime, header.Key, header.Kind, header.SourceTopic,
+		header.SourcePartition, header.SourceOffset, header.Attempts,
+		header.NextAttempt, header.FirstAttempt, header.Sent, header.FirstSeen,
+		header.DecodeFailures, header.Redrive, header.Lane, header.Error,
+		header.ErrorField, header.ErrorCode, header.DeadLetterValue,
+		header.DeadLetterOriginalSize, header.DeadLetterHeaders,
 		ingress.HeaderEventID, ingress.HeaderWebhookType,
 		reconcile.HeaderWarning, reconcile.HeaderConfirmDeadline, reconcile.HeaderAgeFrom,
 		// The session writer's own request header on the updates topic.
@@ -202,14 +202,14 @@ func TestAsyncAPIHeadersAreTheCodes(t *testing.T) {
 		{kit.HeaderAgeFrom, reconcile.HeaderAgeFrom},
 		{kit.WarningConfirmDeadline, reconcile.WarningConfirmDeadline},
 		{kit.WarningStale, reconcile.WarningStale},
-		{kit.HeaderError, pipeline.HeaderError},
-		{kit.HeaderErrorField, pipeline.HeaderErrorField},
-		{kit.HeaderErrorCode, pipeline.HeaderErrorCode},
-		{kit.HeaderKind, pipeline.HeaderKind},
-		{kit.HeaderDeadLetterValue, pipeline.HeaderDeadLetterValue},
-		{kit.HeaderDeadLetterOriginalSize, pipeline.HeaderDeadLetterOriginalSize},
-		{kit.HeaderRecordTime, pipeline.HeaderRecordTime},
-		{kit.HeaderRedrive, pipeline.HeaderRedrive},
+		{kit.HeaderError, header.Error},
+		{kit.HeaderErrorField, header.ErrorField},
+		{kit.HeaderErrorCode, header.ErrorCode},
+		{kit.HeaderKind, header.Kind},
+		{kit.HeaderDeadLetterValue, header.DeadLetterValue},
+		{kit.HeaderDeadLetterOriginalSize, header.DeadLetterOriginalSize},
+		{kit.HeaderRecordTime, header.RecordTime},
+		{kit.HeaderRedrive, header.Redrive},
 	}
 	for _, p := range pairs {
 		if p[0] != p[1] {

@@ -7,13 +7,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/header"
 )
 
 // Dead letters. An invalid command goes to the dead-letter topic with its
 // origin (topic, partition, offset, key, headers, record time) and the error,
 // but never with card data: its value is a protected copy (card numbers keep
 // bin and last4, security codes become "***", an unreadable value is left
-// out) and HeaderDeadLetterValue says which. Redrive reads the original bytes
+// out) and header.DeadLetterValue says which. Redrive reads the original bytes
 // back from the source record.
 
 // valueProtector masks card data in a command value; *codec.Decoder
@@ -40,7 +41,7 @@ func (p *Pipeline) protect(ctx context.Context, r *kgo.Record) protectedLetter {
 	} else {
 		l.value, l.protection = codec.ProtectValue(r.Value)
 	}
-	for _, h := range foreignHeaders(r) {
+	for _, h := range header.Foreign(r) {
 		if m, masked := codec.ProtectHeader(h.Key, h.Value); masked {
 			h.Value = m
 			if l.protection == codec.ValueOriginal {
@@ -77,24 +78,14 @@ func deadLetterOf(out *outcome, l protectedLetter, now time.Time) *codec.DeadLet
 // record.
 func deadLetterHeaders(out *outcome, protection codec.ValueProtection) []kgo.RecordHeader {
 	hs := []kgo.RecordHeader{
-		hdr(HeaderErrorCode, out.verdict.Code),
-		hdr(HeaderError, codec.Scrub(truncate(out.verdict.Description, maxDescription))),
-		hdr(HeaderKind, out.in.kind),
-		hdrInt(HeaderRecordTime, out.in.recordTime.UnixMilli()),
-		hdr(HeaderDeadLetterValue, string(protection)),
+		header.New(header.ErrorCode, out.verdict.Code),
+		header.New(header.Error, codec.Scrub(truncate(out.verdict.Description, maxDescription))),
+		header.New(header.Kind, out.in.kind),
+		header.NewInt(header.RecordTime, out.in.recordTime.UnixMilli()),
+		header.New(header.DeadLetterValue, string(protection)),
 	}
 	if out.verdict.Field != "" {
-		hs = append(hs, hdr(HeaderErrorField, out.verdict.Field))
+		hs = append(hs, header.New(header.ErrorField, out.verdict.Field))
 	}
 	return hs
-}
-
-// deadLetterProtection reads HeaderDeadLetterValue of a dead-letter record.
-// Letters written before values were protected have no header and carry the
-// original bytes.
-func deadLetterProtection(r *kgo.Record) codec.ValueProtection {
-	if v, ok := header(r, HeaderDeadLetterValue); ok {
-		return codec.ValueProtection(v)
-	}
-	return codec.ValueOriginal
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paysession/paysession/connector/topics"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/header"
 )
 
 // TestDeadLetterFitsItsTopic: a dead letter that would not fit the
@@ -38,7 +39,7 @@ func TestDeadLetterFitsItsTopic(t *testing.T) {
 					ConfigsKnown: true, MaxMessageBytes: limit}}}
 			})
 			rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte("key-0001"), Value: []byte(tt.value),
-				Timestamp: testNow, Headers: []kgo.RecordHeader{hdr("trace", tt.header)}}
+				Timestamp: testNow, Headers: []kgo.RecordHeader{header.New("trace", tt.header)}}
 			in := newInbound(rec, "capture", false)
 			out := p.process(context.Background(), in)
 			if out.verdict.Status != codec.StatusInvalid {
@@ -60,12 +61,12 @@ func TestDeadLetterFitsItsTopic(t *testing.T) {
 			if dl == nil {
 				t.Fatal("no dead letter")
 			}
-			if v, _ := header(dl, HeaderDeadLetterValue); v != string(tt.protection) {
-				t.Errorf("%s = %q, want %q", HeaderDeadLetterValue, v, tt.protection)
+			if v, _ := header.Get(dl, header.DeadLetterValue); v != string(tt.protection) {
+				t.Errorf("%s = %q, want %q", header.DeadLetterValue, v, tt.protection)
 			}
-			size, sized := header(dl, HeaderDeadLetterOriginalSize)
+			size, sized := header.Get(dl, header.DeadLetterOriginalSize)
 			if withheld := tt.protection == codec.ValueWithheld; sized != withheld || (withheld && size != strconv.Itoa(len(tt.value))) {
-				t.Errorf("%s = %q (present %v), want the value's size %d only when withheld", HeaderDeadLetterOriginalSize, size, sized, len(tt.value))
+				t.Errorf("%s = %q (present %v), want the value's size %d only when withheld", header.DeadLetterOriginalSize, size, sized, len(tt.value))
 			}
 			letter, err := decodeLetter(t)(dl.Value)
 			if err != nil {

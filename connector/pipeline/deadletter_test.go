@@ -3,16 +3,15 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/connector/redrive"
 	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/header"
 )
 
 // Sandbox card data of the dead-letter tests (CONTRACTS.md test cards).
@@ -83,8 +82,8 @@ func TestDeadLetterMaskedAndRedrivenFromSource(t *testing.T) {
 	if bytes.Contains(letter.Value, []byte(dlPAN)) || bytes.Contains(letter.Value, []byte(`"`+dlCode+`"`)) {
 		t.Fatalf("dead letter holds card data")
 	}
-	if v, _ := header(letter, HeaderDeadLetterValue); v != string(codec.ValueMasked) {
-		t.Errorf("%s = %q; want masked", HeaderDeadLetterValue, v)
+	if v, _ := header.Get(letter, header.DeadLetterValue); v != string(codec.ValueMasked) {
+		t.Errorf("%s = %q; want masked", header.DeadLetterValue, v)
 	}
 	dl, err := decodeLetter(t)(letter.Value)
 	if err != nil {
@@ -103,87 +102,19 @@ func TestDeadLetterMaskedAndRedrivenFromSource(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cfg := RedriveConfig{Kafka: []kgo.Opt{kgo.SeedBrokers(env.seeds...)}, DeadLetter: env.topics.DeadLetter, Decode: decodeLetter(t)}
-	if n, err := Redrive(ctx, cfg); err != nil || n != 1 {
-		t.Fatalf("Redrive = %d, %v; want 1", n, err)
+	cfg := redrive.Config{Kafka: []kgo.Opt{kgo.SeedBrokers(env.seeds...)}, DeadLetter: env.topics.DeadLetter, Decode: decodeLetter(t)}
+	if n, err := redrive.Run(ctx, cfg); err != nil || n != 1 {
+		t.Fatalf("redrive.Run = %d, %v; want 1", n, err)
 	}
 	again := env.consume(t, src, 2)[1]
 	if !bytes.Equal(again.Value, invalidCardPayment) || string(again.Key) != "key-card-1" {
 		t.Errorf("redriven record is not the original (key %q, %d bytes)", again.Key, len(again.Value))
 	}
-	if v, _ := header(again, "trace"); v != "t" {
+	if v, _ := header.Get(again, "trace"); v != "t" {
 		t.Errorf("original header lost")
 	}
 	if in := newInbound(again, "init_payment", false); !in.recordTime.Equal(written) {
 		t.Errorf("redriven record time %v; want %v", in.recordTime, written)
-	}
-}
-
-// TestRedriveSourceGone: without its source record a dead letter is redriven
-// from its own bytes only when they are the original; a masked one is
-// skipped and named in the error.
-func TestRedriveSourceGone(t *testing.T) {
-	env := newKfakeEnv(t)
-	src := env.topics.Commands[codec.KindInitPayment]
-	other := &kgo.Record{Topic: src, Key: []byte("someone-else"), Value: []byte(`{}`)}
-	env.produce(t, other) // sets other.Partition and other.Offset
-	at := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
-	letters := []struct {
-		key        string
-		partition  int32
-		offset     int64
-		protection string // "" = a letter written before protection existed
-		value      []byte
-	}{
-		{"key-masked", 0, 5, string(codec.ValueMasked), []byte(`{"number":"411111******1111"}`)},
-		{"key-withheld", 0, 6, string(codec.ValueWithheld), nil},
-		{"key-original", 0, 7, string(codec.ValueOriginal), []byte(`{"session_id":"ps_7"}`)},
-		{"key-legacy", 0, 8, "", []byte(`{"session_id":"ps_8"}`)},
-		{"key-other", other.Partition, other.Offset, string(codec.ValueOriginal), []byte(`{"session_id":"ps_9"}`)}, // another key there
-	}
-	var recs []*kgo.Record
-	for _, l := range letters {
-		v, err := codec.EncodeSingleObject(&codec.DeadLetter{OriginalTopic: src, OriginalPartition: l.partition,
-			OriginalOffset: l.offset, OriginalKey: []byte(l.key), OriginalValue: l.value, OriginalTimestamp: &at,
-			Error: "invalid", FailedAt: at})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := &kgo.Record{Topic: env.topics.DeadLetter, Partition: 0, Key: []byte(l.key), Value: v}
-		if l.protection != "" {
-			r.Headers = []kgo.RecordHeader{hdr(HeaderDeadLetterValue, l.protection)}
-		}
-		recs = append(recs, r)
-	}
-	env.produce(t, recs...)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cfg := RedriveConfig{Kafka: []kgo.Opt{kgo.SeedBrokers(env.seeds...)}, DeadLetter: env.topics.DeadLetter,
-		Decode: decodeLetter(t), SourceTimeout: 5 * time.Second}
-	n, err := Redrive(ctx, cfg)
-	var re *RedriveError
-	if n != 3 || !errors.As(err, &re) || len(re.Skipped) != 2 {
-		t.Fatalf("Redrive = %d, %v; want 3 redriven and 2 skipped", n, err)
-	}
-	for i, off := range []int64{5, 6} {
-		if s := re.Skipped[i]; s.Topic != src || s.Partition != 0 || s.Offset != off {
-			t.Errorf("skipped[%d] = %s/%d/%d", i, s.Topic, s.Partition, s.Offset)
-		}
-		if want := fmt.Sprintf("%s/0/%d", src, off); !strings.Contains(err.Error(), want) {
-			t.Errorf("error does not name %s", want)
-		}
-	}
-	if n, err := Redrive(ctx, cfg); err != nil || n != 0 {
-		t.Fatalf("second Redrive = %d, %v; want 0 (each record once)", n, err)
-	}
-	got := map[string]string{}
-	for _, r := range env.consume(t, src, 4) {
-		got[string(r.Key)] = string(r.Value)
-	}
-	for _, l := range letters[2:] {
-		if got[l.key] != string(l.value) {
-			t.Errorf("%s: redriven %q; want the dead letter's bytes", l.key, got[l.key])
-		}
 	}
 }
 
@@ -195,10 +126,10 @@ func TestProtectHeaders(t *testing.T) {
 		headers []kgo.RecordHeader
 		want    codec.ValueProtection
 	}{
-		{"clean", `{"session_id":"ps_1"}`, []kgo.RecordHeader{hdr("trace", "t")}, codec.ValueOriginal},
-		{"pan in a header", `{"session_id":"ps_1"}`, []kgo.RecordHeader{hdr("note", "card "+dlPAN)}, codec.ValueMasked},
+		{"clean", `{"session_id":"ps_1"}`, []kgo.RecordHeader{header.New("trace", "t")}, codec.ValueOriginal},
+		{"pan in a header", `{"session_id":"ps_1"}`, []kgo.RecordHeader{header.New("note", "card "+dlPAN)}, codec.ValueMasked},
 		{"pan in the value", `{"number":"` + dlPAN + `"}`, nil, codec.ValueMasked},
-		{"pipeline headers dropped", `{}`, []kgo.RecordHeader{hdr(HeaderKind, "capture")}, codec.ValueOriginal},
+		{"pipeline headers dropped", `{}`, []kgo.RecordHeader{header.New(header.Kind, "capture")}, codec.ValueOriginal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,7 +138,7 @@ func TestProtectHeaders(t *testing.T) {
 				t.Errorf("protection %s; want %s", l.protection, tt.want)
 			}
 			for _, h := range l.headers {
-				if isPipelineHeader(h.Key) || bytes.Contains(h.Value, []byte(dlPAN)) {
+				if header.Owned(h.Key) || bytes.Contains(h.Value, []byte(dlPAN)) {
 					t.Errorf("header %s kept", h.Key)
 				}
 			}

@@ -106,14 +106,6 @@
 // reliably (undecodable Avro, unknown binary) is withheld (empty). The
 // paysession-dlq-value header says which: original, masked or withheld.
 //
-// Redrive re-publishes dead letters to their source topics. It reads each
-// original record back from its source topic, partition and offset (a direct
-// read_committed consume of that offset, the key verified) and re-publishes
-// its key, value and headers with the original record time in the
-// paysession-record-time header, which the key-lifetime guard honours. When
-// the source record is gone (retention) the dead letter's own bytes are used
-// only if they are the original; otherwise the dead letter is skipped, logged
-// and named (topic/partition/offset) in the returned *RedriveError. Each
-// batch of dead letters is one transaction with the redrive group's offsets,
-// so every dead letter is handled once.
+// Once their cause is fixed, connector/redrive re-publishes dead letters to
+// their source topics.
 package pipeline

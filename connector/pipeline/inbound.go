@@ -1,14 +1,13 @@
 package pipeline
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/header"
 )
 
 // source names a command record as it was first consumed.
@@ -60,46 +59,37 @@ func newInbound(r *kgo.Record, kind string, fromRetry bool) *inbound {
 		kind:       kind,
 		key:        string(r.Key),
 		src:        source{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset},
-		recordTime: r.Timestamp,
+		recordTime: header.OriginalTime(r, fromRetry),
 		fromRetry:  fromRetry,
-	}
-	// The original-time header counts only on records that carry the
-	// connector's provenance (parked in the retry topic, or redriven), and
-	// only to make a record older: a producer cannot make a command look
-	// younger than its own timestamp and so move the key-lifetime guard.
-	if _, redriven := header(r, HeaderRedrive); fromRetry || redriven {
-		if ms, ok := headerInt(r, HeaderRecordTime); ok && (r.Timestamp.IsZero() || time.UnixMilli(ms).Before(r.Timestamp)) {
-			in.recordTime = time.UnixMilli(ms)
-		}
 	}
 	if !fromRetry {
 		return in
 	}
-	in.firstSeen, _ = headerTime(r, HeaderFirstSeen)
-	if n, ok := headerInt(r, HeaderDecodeFailures); ok {
+	in.firstSeen, _ = header.Time(r, header.FirstSeen)
+	if n, ok := header.Int(r, header.DecodeFailures); ok {
 		in.retry.decodeFailures = int(n)
 	}
-	if v, ok := header(r, HeaderKind); ok {
+	if v, ok := header.Get(r, header.Kind); ok {
 		in.kind = v
 	}
-	if v, ok := header(r, HeaderKey); ok {
+	if v, ok := header.Get(r, header.Key); ok {
 		in.key = v
 	}
-	if v, ok := header(r, HeaderSourceTopic); ok {
+	if v, ok := header.Get(r, header.SourceTopic); ok {
 		in.src.Topic = v
 	}
-	if n, ok := headerInt(r, HeaderSourcePartition); ok {
+	if n, ok := header.Int(r, header.SourcePartition); ok {
 		in.src.Partition = int32(n)
 	}
-	if n, ok := headerInt(r, HeaderSourceOffset); ok {
+	if n, ok := header.Int(r, header.SourceOffset); ok {
 		in.src.Offset = n
 	}
-	if n, ok := headerInt(r, HeaderAttempts); ok {
+	if n, ok := header.Int(r, header.Attempts); ok {
 		in.retry.attempts = int(n)
 	}
-	in.retry.firstAttempt, _ = headerTime(r, HeaderFirstAttempt)
-	in.retry.nextAttempt, _ = headerTime(r, HeaderNextAttempt)
-	v, _ := header(r, HeaderSent)
+	in.retry.firstAttempt, _ = header.Time(r, header.FirstAttempt)
+	in.retry.nextAttempt, _ = header.Time(r, header.NextAttempt)
+	v, _ := header.Get(r, header.Sent)
 	in.retry.sent = v == "true"
 	return in
 }
@@ -117,23 +107,9 @@ func (in *inbound) age(now time.Time) time.Duration {
 	return now.Sub(earliest)
 }
 
-// outcomeKey is the key the command's outcome records carry: OutcomeKey of
+// outcomeKey is the key the command's outcome records carry: codec.OutcomeKey of
 // its idempotency key.
-func (in *inbound) outcomeKey() string { return OutcomeKey(in.key) }
-
-// OutcomeKey is the key a command's outcome records carry (result key and
-// idempotency_key, dead-letter key and original_key): the idempotency key
-// when it is valid. An invalid key is never published as it is — it may be
-// a card number, or megabytes long — but as "sha256:" and the first 12 bytes
-// of its SHA-256 in hex, which a producer can compute to find the result of
-// its record.
-func OutcomeKey(key string) string {
-	if codec.ValidateIdempotencyKey(key) == nil {
-		return key
-	}
-	sum := sha256.Sum256([]byte(key))
-	return "sha256:" + hex.EncodeToString(sum[:12])
-}
+func (in *inbound) outcomeKey() string { return codec.OutcomeKey(in.key) }
 
 // laneKey is the key that serializes commands: the session id when the
 // command names one, else the idempotency key (the command runs alone).

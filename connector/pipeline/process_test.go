@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/header"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
@@ -107,8 +108,8 @@ func TestProcessParksAtDeadline(t *testing.T) {
 func TestProcessExpiredAfterSendIsIndeterminate(t *testing.T) {
 	p := newTestPipeline(t, &fakeAPI{}, nil)
 	rec := &kgo.Record{Key: []byte("ps_1"), Value: []byte(`{"session_id":"ps_1"}`), Timestamp: testNow,
-		Headers: []kgo.RecordHeader{hdr(HeaderKey, "key-0001"), hdr(HeaderKind, "capture"), hdr(HeaderSent, "true"),
-			hdrInt(HeaderAttempts, 2), hdrInt(HeaderRecordTime, testNow.Add(-24*time.Hour).UnixMilli())}}
+		Headers: []kgo.RecordHeader{header.New(header.Key, "key-0001"), header.New(header.Kind, "capture"), header.New(header.Sent, "true"),
+			header.NewInt(header.Attempts, 2), header.NewInt(header.RecordTime, testNow.Add(-24*time.Hour).UnixMilli())}}
 	out := p.process(context.Background(), newInbound(rec, "", true))
 	if out.verdict.Status != codec.StatusIndeterminate || out.verdict.Code != "key_expired" {
 		t.Fatalf("outcome = %+v", out.verdict)
@@ -131,7 +132,7 @@ func TestProcessKeyLifetimeGuard(t *testing.T) {
 			Value: []byte(`{"session_id":"ps_1"}`), Timestamp: ts, Headers: hs}
 	}
 	parked := func(ts time.Time, hs ...kgo.RecordHeader) *kgo.Record {
-		r := capture(ts, append(hs, hdr(HeaderKey, "key-0001"), hdr(HeaderKind, "capture"))...)
+		r := capture(ts, append(hs, header.New(header.Key, "key-0001"), header.New(header.Kind, "capture"))...)
 		r.Topic, r.Key = "payments.commands.retry", []byte("ps_1")
 		return r
 	}
@@ -149,23 +150,23 @@ func TestProcessKeyLifetimeGuard(t *testing.T) {
 		{"old, never attempted: expired", capture(old), false, true, nil, codec.StatusExpired, "key_expired", 0, false},
 		{"old, not proven never attempted: indeterminate, settled by status", capture(old), false, false, nil,
 			codec.StatusIndeterminate, "key_expired", 0, true},
-		{"old, parked after a sent attempt: indeterminate", parked(testNow, hdr(HeaderSent, "true"), hdrInt(HeaderAttempts, 1),
-			hdrInt(HeaderRecordTime, old.UnixMilli())), true, true, nil, codec.StatusIndeterminate, "key_expired", 0, true},
-		{"record-time header on a plain record is ignored", capture(testNow, hdrInt(HeaderRecordTime, old.UnixMilli())),
+		{"old, parked after a sent attempt: indeterminate", parked(testNow, header.New(header.Sent, "true"), header.NewInt(header.Attempts, 1),
+			header.NewInt(header.RecordTime, old.UnixMilli())), true, true, nil, codec.StatusIndeterminate, "key_expired", 0, true},
+		{"record-time header on a plain record is ignored", capture(testNow, header.NewInt(header.RecordTime, old.UnixMilli())),
 			false, true, nil, codec.StatusAccepted, "", 1, false},
 		{"a young record-time header cannot make a parked command younger", parked(old,
-			hdrInt(HeaderRecordTime, testNow.UnixMilli())), true, true, nil, codec.StatusExpired, "key_expired", 0, false},
-		{"a redriven record keeps its original time", capture(testNow, hdrInt(HeaderRecordTime, old.UnixMilli()),
-			hdr(HeaderRedrive, "payments.dead-letter/0/7")), false, true, nil, codec.StatusExpired, "key_expired", 0, false},
-		{"first attempt older than the record time counts", parked(testNow, hdrTime(HeaderFirstAttempt, old),
-			hdrInt(HeaderAttempts, 1), hdr(HeaderSent, "false")), true, true, nil, codec.StatusExpired, "key_expired", 0, false},
-		{"first seen older than the record time counts", parked(testNow, hdrTime(HeaderFirstSeen, old)), true, true, nil,
+			header.NewInt(header.RecordTime, testNow.UnixMilli())), true, true, nil, codec.StatusExpired, "key_expired", 0, false},
+		{"a redriven record keeps its original time", capture(testNow, header.NewInt(header.RecordTime, old.UnixMilli()),
+			header.New(header.Redrive, "payments.dead-letter/0/7")), false, true, nil, codec.StatusExpired, "key_expired", 0, false},
+		{"first attempt older than the record time counts", parked(testNow, header.NewTime(header.FirstAttempt, old),
+			header.NewInt(header.Attempts, 1), header.New(header.Sent, "false")), true, true, nil, codec.StatusExpired, "key_expired", 0, false},
+		{"first seen older than the record time counts", parked(testNow, header.NewTime(header.FirstSeen, old)), true, true, nil,
 			codec.StatusExpired, "key_expired", 0, false},
 		{"a future record time counts as now", capture(testNow.Add(48 * time.Hour)), false, true, nil,
 			codec.StatusAccepted, "", 1, false},
 		{"the guard runs before a failing registry", capture(old), false, true, registryDown{},
 			codec.StatusExpired, "key_expired", 0, false},
-		{"registry failures past the budget: rejected, dead-lettered", parked(testNow, hdrInt(HeaderDecodeFailures, 29)),
+		{"registry failures past the budget: rejected, dead-lettered", parked(testNow, header.NewInt(header.DecodeFailures, 29)),
 			true, true, registryDown{}, codec.StatusRejected, "schema_registry_unavailable", 0, false},
 	}
 	for _, tt := range tests {

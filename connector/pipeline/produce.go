@@ -9,6 +9,7 @@ import (
 
 	"github.com/paysession/paysession/connector/sessionwriter"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/header"
 )
 
 // recordsOf turns a batch's outcomes into records, in batch order: for each
@@ -98,7 +99,7 @@ func projectOf(out *outcome) *string {
 // deadLetterRecord builds the dead-letter record of a command. A letter that
 // would not fit the dead-letter topic (its max.message.bytes, Config.Limits)
 // withholds the command's value, and then its headers too if still too
-// large, saying so in HeaderDeadLetterValue and HeaderDeadLetterOriginalSize:
+// large, saying so in header.DeadLetterValue and header.DeadLetterOriginalSize:
 // a record that cannot be dead-lettered whole must not wedge its partition,
 // and redrive reads the original from its source anyway.
 func (p *Pipeline) deadLetterRecord(ctx context.Context, out *outcome, key []byte, now time.Time) (*kgo.Record, error) {
@@ -110,7 +111,7 @@ func (p *Pipeline) deadLetterRecord(ctx context.Context, out *outcome, key []byt
 		}
 		hs := deadLetterHeaders(out, l.protection)
 		if l.protection == codec.ValueWithheld && len(out.in.rec.Value) > 0 {
-			hs = append(hs, hdrInt(HeaderDeadLetterOriginalSize, int64(len(out.in.rec.Value))))
+			hs = append(hs, header.NewInt(header.DeadLetterOriginalSize, int64(len(out.in.rec.Value))))
 		}
 		return &kgo.Record{Topic: p.cfg.Topics.DeadLetter, Key: key, Value: v, Headers: hs}, nil
 	}
@@ -122,7 +123,7 @@ func (p *Pipeline) deadLetterRecord(ctx context.Context, out *outcome, key []byt
 	if r, err = build(l); err != nil || p.cfg.Limits.Fits(r) {
 		return r, err
 	}
-	l.headers = []kgo.RecordHeader{hdr(HeaderDeadLetterHeaders, "withheld")}
+	l.headers = []kgo.RecordHeader{header.New(header.DeadLetterHeaders, "withheld")}
 	return build(l)
 }
 

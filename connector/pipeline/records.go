@@ -9,6 +9,7 @@ import (
 
 	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/header"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
@@ -54,26 +55,26 @@ func resultOf(out *outcome, now time.Time, apiVersion int) *codec.CommandResult 
 // key and the command's origin travel in headers.
 func retryRecord(out *outcome, topic string) *kgo.Record {
 	in, r := out.in, out.park.retry
-	hs := append(foreignHeaders(in.rec),
-		hdr(HeaderKey, in.key),
-		hdr(HeaderKind, in.kind),
-		hdr(HeaderSourceTopic, in.src.Topic),
-		hdrInt(HeaderSourcePartition, int64(in.src.Partition)),
-		hdrInt(HeaderSourceOffset, in.src.Offset),
-		hdrInt(HeaderRecordTime, in.recordTime.UnixMilli()),
-		hdrInt(HeaderAttempts, int64(r.attempts)),
-		hdrTime(HeaderNextAttempt, r.nextAttempt),
-		hdr(HeaderSent, strconv.FormatBool(r.sent)),
-		hdr(HeaderLane, in.laneKey()),
+	hs := append(header.Foreign(in.rec),
+		header.New(header.Key, in.key),
+		header.New(header.Kind, in.kind),
+		header.New(header.SourceTopic, in.src.Topic),
+		header.NewInt(header.SourcePartition, int64(in.src.Partition)),
+		header.NewInt(header.SourceOffset, in.src.Offset),
+		header.NewInt(header.RecordTime, in.recordTime.UnixMilli()),
+		header.NewInt(header.Attempts, int64(r.attempts)),
+		header.NewTime(header.NextAttempt, r.nextAttempt),
+		header.New(header.Sent, strconv.FormatBool(r.sent)),
+		header.New(header.Lane, in.laneKey()),
 	)
 	if !r.firstAttempt.IsZero() {
-		hs = append(hs, hdrTime(HeaderFirstAttempt, r.firstAttempt))
+		hs = append(hs, header.NewTime(header.FirstAttempt, r.firstAttempt))
 	}
 	if !in.firstSeen.IsZero() {
-		hs = append(hs, hdrTime(HeaderFirstSeen, in.firstSeen))
+		hs = append(hs, header.NewTime(header.FirstSeen, in.firstSeen))
 	}
 	if r.decodeFailures > 0 {
-		hs = append(hs, hdrInt(HeaderDecodeFailures, int64(r.decodeFailures)))
+		hs = append(hs, header.NewInt(header.DecodeFailures, int64(r.decodeFailures)))
 	}
 	key := in.key
 	if id := in.sessionID(); id != "" {

@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/header"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
@@ -15,7 +16,7 @@ func TestRetryRecordRoundTrip(t *testing.T) {
 	first := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	orig := &kgo.Record{Topic: "cmds.capture", Partition: 3, Offset: 77, Key: []byte("key-0001"),
 		Value: []byte(`{"session_id":"ps_9"}`), Timestamp: recTime,
-		Headers: []kgo.RecordHeader{{Key: "trace", Value: []byte("t1")}, {Key: HeaderAttempts, Value: []byte("99")}}}
+		Headers: []kgo.RecordHeader{{Key: "trace", Value: []byte("t1")}, {Key: header.Attempts, Value: []byte("99")}}}
 	in := newInbound(orig, "capture", false)
 	in.decoded, in.cmd = true, &command{Kind: "capture", SessionID: "ps_9"}
 	out := &outcome{in: in, park: &parking{retry: retryState{attempts: 3, firstAttempt: first,
@@ -34,7 +35,7 @@ func TestRetryRecordRoundTrip(t *testing.T) {
 		!back.retry.nextAttempt.Equal(want.nextAttempt) || back.retry.sent != want.sent {
 		t.Fatalf("round trip = %+v", back)
 	}
-	if v, _ := header(r, "trace"); v != "t1" {
+	if v, _ := header.Get(r, "trace"); v != "t1" {
 		t.Fatalf("foreign header lost")
 	}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/header"
 )
 
 // seedParked rebuilds the parked set from the retry topic: the records
@@ -71,8 +73,8 @@ func (p *Pipeline) readParked(ctx context.Context, from map[string]map[int32]kgo
 		n := 0
 		fs.EachRecord(func(r *kgo.Record) {
 			n++
-			lane, _ := header(r, HeaderLane)
-			key, _ := header(r, HeaderKey)
+			lane, _ := header.Get(r, header.Lane)
+			key, _ := header.Get(r, header.Key)
 			if lane != "" && key != "" {
 				pairs = append(pairs, laneKeyPair{lane, key})
 			}

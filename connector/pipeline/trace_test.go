@@ -13,10 +13,11 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/paysession/paysession/connector/sessionwriter"
-	"github.com/paysession/paysession/internal/tracing"
-
+	"github.com/paysession/paysession/internal/header"
 	"github.com/paysession/paysession/internal/payapi"
+
 	"github.com/paysession/paysession/internal/signing"
+	"github.com/paysession/paysession/internal/tracing"
 )
 
 // TestTraceContextFlowsToCallAndOutcomes: a command's traceparent and
@@ -117,7 +118,7 @@ func TestSpansOfACommand(t *testing.T) {
 	consumeOf := map[string]string{done.span.SpanContext().SpanID().String(): "done", parked.span.SpanContext().SpanID().String(): "parked"}
 	var origins, retries int
 	for _, r := range recs {
-		tp, _ := header(r, "traceparent")
+		tp, _ := header.Get(r, "traceparent")
 		if !strings.Contains(tp, upstream) {
 			t.Errorf("%s record traceparent %q, want the command's trace", r.Topic, tp)
 		}
@@ -131,7 +132,7 @@ func TestSpansOfACommand(t *testing.T) {
 		if tp[36:52] != produce {
 			t.Errorf("%s record traceparent %q, want the produce span %s", r.Topic, tp, produce)
 		}
-		if v, _ := header(r, sessionwriter.HeaderOrigin); v == sessionwriter.OriginCommand {
+		if v, _ := header.Get(r, sessionwriter.HeaderOrigin); v == sessionwriter.OriginCommand {
 			origins++
 		}
 	}

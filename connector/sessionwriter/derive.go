@@ -8,6 +8,7 @@ import (
 
 	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/header"
 )
 
 // Results of paysession_session_writer_updates_total.
@@ -35,7 +36,7 @@ func (w *Writer) derive(ctx context.Context, rec *kgo.Record, part *partition, j
 		return derived{result: resultUnreadable}, nil
 	}
 	var d derived
-	if id, ok := header(rec, HeaderEventID); ok && id != "" {
+	if id, ok := header.Get(rec, HeaderEventID); ok && id != "" {
 		if _, seen := part.events[id]; seen {
 			d.dupe = true
 		} else {
@@ -49,7 +50,7 @@ func (w *Writer) derive(ctx context.Context, rec *kgo.Record, part *partition, j
 	}
 	v := sessionstate.VersionOf(&st)
 	last, known := part.versions[st.Session.ID]
-	_, republish := header(rec, HeaderRepublish)
+	_, republish := header.Get(rec, HeaderRepublish)
 	switch {
 	case !known || sessionstate.Newer(v, last):
 		d.result = resultWritten

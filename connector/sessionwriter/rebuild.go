@@ -11,6 +11,7 @@ import (
 
 	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/header"
 )
 
 // takeOver reads what partition p of the sessions and webhook-events
@@ -103,7 +104,7 @@ func (w *Writer) readUntil(ctx context.Context, cl *kgo.Client, p int32, want ma
 // says. A sessions tombstone forgets the session.
 func (w *Writer) learn(ctx context.Context, r *kgo.Record, part *partition) {
 	if r.Topic == w.cfg.EventsTopic {
-		if id, ok := header(r, HeaderEventID); ok && id != "" {
+		if id, ok := header.Get(r, HeaderEventID); ok && id != "" {
 			part.addEvent(id, r.Timestamp)
 		}
 		return

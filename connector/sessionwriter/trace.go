@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/header"
 	"github.com/paysession/paysession/internal/tracing"
 	"github.com/paysession/paysession/internal/tracing/kafkatrace"
 )
@@ -91,7 +92,7 @@ func (w *Writer) traceWrite(rec *kgo.Record, st *codec.SessionState, part *parti
 	}
 	id := st.Session.ID
 	own := trace.SpanContextFromContext(kafkatrace.RecordContext(context.Background(), rec))
-	origin, _ := header(rec, HeaderOrigin)
+	origin, _ := header.Get(rec, HeaderOrigin)
 	fromCommand := origin == OriginCommand
 	if d.state == nil && !fromCommand {
 		return // an old webhook or poll: nothing written, nothing to tell

@@ -9,6 +9,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/paysession/paysession/internal/header"
 	"github.com/paysession/paysession/internal/tracing"
 )
 
@@ -58,14 +59,14 @@ func TestWriteSpansContinueTheCommandTrace(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, ok := header(r, HeaderEventID); ok {
+				if _, ok := header.Get(r, HeaderEventID); ok {
 					hookRecord = d.state
 				}
 				if r == poll {
 					pollRecord = d.state
 				}
 				if d.state != nil {
-					if _, ok := header(d.state, HeaderOrigin); ok {
+					if _, ok := header.Get(d.state, HeaderOrigin); ok {
 						t.Error("the origin header was copied onto a sessions record")
 					}
 				}
@@ -111,6 +112,6 @@ func headerValue(r *kgo.Record, k string) []byte {
 	if r == nil {
 		return nil
 	}
-	v, _ := header(r, k)
+	v, _ := header.Get(r, k)
 	return []byte(v)
 }

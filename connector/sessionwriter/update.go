@@ -25,16 +25,6 @@ func Update(topic, sessionID string, value []byte, headers ...kgo.RecordHeader) 
 	return &kgo.Record{Topic: topic, Key: []byte(sessionID), Value: value, Headers: headers}
 }
 
-// header returns the value of the first header named key.
-func header(r *kgo.Record, key string) (string, bool) {
-	for _, h := range r.Headers {
-		if h.Key == key {
-			return string(h.Value), true
-		}
-	}
-	return "", false
-}
-
 // carried returns r's headers without the writer's own.
 func carried(r *kgo.Record) []kgo.RecordHeader {
 	out := make([]kgo.RecordHeader, 0, len(r.Headers))

@@ -8,7 +8,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/pipeline"
 	"github.com/paysession/paysession/internal/codec"
 )
 
@@ -36,7 +35,7 @@ func TestErrorClasses(t *testing.T) {
 	t.Run("bad key", func(t *testing.T) {
 		k := "ab" // shorter than 4
 		e.produce(t, e.command(codec.KindCapture, k, capture("ps_1")))
-		published := pipeline.OutcomeKey(k) // an invalid key is published as its digest
+		published := codec.OutcomeKey(k) // an invalid key is published as its digest
 		if published == k {
 			t.Fatalf("OutcomeKey(%q) = the key itself", k)
 		}

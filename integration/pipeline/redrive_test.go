@@ -9,9 +9,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/pipeline"
+	"github.com/paysession/paysession/connector/redrive"
 	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/header"
 )
 
 // TestRedrive re-publishes dead letters to their source topic. The original
@@ -92,7 +93,7 @@ func assertProtected(t *testing.T, r *kgo.Record) {
 		if bytes.Contains(h.Value, []byte(cardSuccess)) {
 			t.Errorf("dead-letter header %s holds the card number", h.Key)
 		}
-		if h.Key == pipeline.HeaderDeadLetterValue && string(h.Value) != string(codec.ValueMasked) {
+		if h.Key == header.DeadLetterValue && string(h.Value) != string(codec.ValueMasked) {
 			t.Errorf("%s = %s; want masked", h.Key, h.Value)
 		}
 	}
@@ -106,11 +107,11 @@ func assertProtected(t *testing.T, r *kgo.Record) {
 	}
 }
 
-// redrive runs pipeline.Redrive over the env's dead-letter topic.
+// redrive runs redrive.Run over the env's dead-letter topic.
 func (e *env) redrive() (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return pipeline.Redrive(ctx, pipeline.RedriveConfig{
+	return redrive.Run(ctx, redrive.Config{
 		Kafka: []kgo.Opt{kgo.SeedBrokers(e.seeds...)}, DeadLetter: e.topics.DeadLetter, GroupID: "redrive-" + e.id,
 		Decode: func(b []byte) (*codec.DeadLetter, error) {
 			var dl codec.DeadLetter

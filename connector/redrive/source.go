@@ -1,4 +1,4 @@
-package pipeline
+package redrive
 
 import (
 	"bytes"
@@ -51,8 +51,8 @@ func (s *sourceReader) read(ctx context.Context, dl *codec.DeadLetter) (*kgo.Rec
 	if err != nil {
 		return nil, err
 	}
-	// A dead letter of an invalid key carries its digest (inbound.outcomeKey).
-	if !bytes.Equal(r.Key, dl.OriginalKey) && OutcomeKey(string(r.Key)) != string(dl.OriginalKey) {
+	// A dead letter of an invalid key carries its digest (codec.OutcomeKey).
+	if !bytes.Equal(r.Key, dl.OriginalKey) && codec.OutcomeKey(string(r.Key)) != string(dl.OriginalKey) {
 		return nil, fmt.Errorf("%w: the record at that offset has another key", errSourceUnavailable)
 	}
 	return r, nil

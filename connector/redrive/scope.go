@@ -1,4 +1,4 @@
-package pipeline
+package redrive
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// redriveScope is what one Redrive run handles: per dead-letter partition,
+// redriveScope is what one Run handles: per dead-letter partition,
 // the offset of the last committed record present when the run started (-1:
 // none). The partition's end offset is not enough: the pipeline writes dead
 // letters in transactions, so the end is often a commit marker, and waiting

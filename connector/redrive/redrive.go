@@ -1,4 +1,4 @@
-package pipeline
+package redrive
 
 import (
 	"context"
@@ -13,13 +13,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/header"
 )
 
-// RedriveConfig configures Redrive.
-type RedriveConfig struct {
+// Config configures Run.
+type Config struct {
 	// Kafka are the client options (seeds, TLS, SASL).
 	Kafka []kgo.Opt
-	// DeadLetter is the dead-letter topic (default payments.dead-letter).
+	// DeadLetter is the dead-letter topic (required).
 	DeadLetter string
 	// GroupID remembers how far redrive got, so a record is redriven once
 	// (default "paysession-redrive").
@@ -37,10 +38,7 @@ type RedriveConfig struct {
 	Logger        *slog.Logger
 }
 
-func (c *RedriveConfig) defaults() {
-	if c.DeadLetter == "" {
-		c.DeadLetter = DefaultTopics().DeadLetter
-	}
+func (c *Config) defaults() {
 	if c.GroupID == "" {
 		c.GroupID = "paysession-redrive"
 	}
@@ -59,10 +57,13 @@ func (c *RedriveConfig) defaults() {
 }
 
 // Validate reports every problem of the configuration.
-func (c RedriveConfig) Validate() error {
+func (c Config) Validate() error {
 	var errs []error
 	if c.Decode == nil {
 		errs = append(errs, fmt.Errorf("%s: required", "Decode"))
+	}
+	if c.DeadLetter == "" {
+		errs = append(errs, fmt.Errorf("%s: required", "DeadLetter"))
 	}
 	if len(c.Kafka) == 0 {
 		errs = append(errs, fmt.Errorf("%s: required (at least the seed brokers)", "Kafka"))
@@ -70,21 +71,21 @@ func (c RedriveConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Redrive re-publishes dead-letter records to their source topics. Dead
+// Run re-publishes dead-letter records to their source topics. Dead
 // letters hold a protected copy of the command (card data masked), so each
 // original record is read back from its source topic, partition and offset
 // (read_committed) and re-published with its key, value and headers, plus
-// HeaderRecordTime with the original record time, so the key-lifetime guard
+// header.RecordTime with the original record time, so the key-lifetime guard
 // still counts from when the command was first written. A source record that
 // is gone (retention) is replaced by the dead letter's own bytes only when
-// HeaderDeadLetterValue says they are the original; otherwise the dead letter
-// is skipped. Redrive processes the records present when it starts, each once
+// header.DeadLetterValue says they are the original; otherwise the dead letter
+// is skipped. Run processes the records present when it starts, each once
 // (the group's offsets and the re-published records commit in one
 // transaction per batch), and returns how many it re-published; skipped dead
-// letters are logged and listed in a *RedriveError at the end. Dead letters
+// letters are logged and listed in an *Error at the end. Dead letters
 // written while it runs (those its own redrives cause among them) are left
 // for the next run.
-func Redrive(ctx context.Context, cfg RedriveConfig) (int, error) {
+func Run(ctx context.Context, cfg Config) (int, error) {
 	cfg.defaults()
 	if err := cfg.Validate(); err != nil {
 		return 0, fmt.Errorf("redrive config: %w", err)
@@ -109,7 +110,7 @@ func Redrive(ctx context.Context, cfg RedriveConfig) (int, error) {
 		return 0, fmt.Errorf("redrive session: %w", err)
 	}
 	defer s.Close()
-	n, skipped := 0, &RedriveError{}
+	n, skipped := 0, &Error{}
 	for !scope.done(s, cfg.DeadLetter) {
 		pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		recs := s.PollRecords(pctx, 500).Records()
@@ -140,8 +141,8 @@ func Redrive(ctx context.Context, cfg RedriveConfig) (int, error) {
 // records are read first, so the transaction spans only the produce. Dead
 // letters that cannot be redriven are added to skipped; their offsets commit
 // with the batch (running again cannot help them).
-func redriveBatch(ctx context.Context, s *kgo.GroupTransactSession, cfg RedriveConfig, src *sourceReader,
-	recs []*kgo.Record, skipped *RedriveError) (int, error) {
+func redriveBatch(ctx context.Context, s *kgo.GroupTransactSession, cfg Config, src *sourceReader,
+	recs []*kgo.Record, skipped *Error) (int, error) {
 	var out []*kgo.Record
 	var skips []SkippedDeadLetter
 	for _, r := range recs {
@@ -175,7 +176,7 @@ func redriveBatch(ctx context.Context, s *kgo.GroupTransactSession, cfg RedriveC
 // resolveDeadLetter returns the record that redrives one dead letter, or why
 // it is skipped, or nil for a letter passed over (undecodable, not matched).
 // An error is transient (the source could not be read): the batch stops.
-func resolveDeadLetter(ctx context.Context, cfg RedriveConfig, src *sourceReader, r *kgo.Record) (*kgo.Record, *SkippedDeadLetter, error) {
+func resolveDeadLetter(ctx context.Context, cfg Config, src *sourceReader, r *kgo.Record) (*kgo.Record, *SkippedDeadLetter, error) {
 	dl, err := cfg.Decode(r.Value)
 	if err != nil {
 		cfg.Logger.Warn("undecodable dead letter passed over", slog.Int64("offset", r.Offset), slog.Any("error", err))
@@ -206,15 +207,15 @@ func resolveDeadLetter(ctx context.Context, cfg RedriveConfig, src *sourceReader
 }
 
 // redriveFromSource rebuilds a command record from its source record: the
-// original key, value and headers (minus the pipeline's own) and the
+// original key, value and headers (minus the connector's own) and the
 // original record time.
 func redriveFromSource(dl *codec.DeadLetter, src *kgo.Record) *kgo.Record {
-	r := &kgo.Record{Topic: dl.OriginalTopic, Key: src.Key, Value: src.Value, Headers: foreignHeaders(src)}
-	at := newInbound(src, "", false).recordTime
+	r := &kgo.Record{Topic: dl.OriginalTopic, Key: src.Key, Value: src.Value, Headers: header.Foreign(src)}
+	at := header.OriginalTime(src, false)
 	if dl.OriginalTimestamp != nil {
 		at = *dl.OriginalTimestamp
 	}
-	r.Headers = append(r.Headers, hdrInt(HeaderRecordTime, at.UnixMilli()), redriveProvenance(dl))
+	r.Headers = append(r.Headers, header.NewInt(header.RecordTime, at.UnixMilli()), redriveProvenance(dl))
 	return r
 }
 
@@ -223,25 +224,35 @@ func redriveFromSource(dl *codec.DeadLetter, src *kgo.Record) *kgo.Record {
 func redriveRecord(dl *codec.DeadLetter) *kgo.Record {
 	r := &kgo.Record{Topic: dl.OriginalTopic, Key: dl.OriginalKey, Value: dl.OriginalValue}
 	for _, h := range dl.OriginalHeaders {
-		if h.Key != HeaderRecordTime {
+		if h.Key != header.RecordTime {
 			r.Headers = append(r.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
 		}
 	}
 	if dl.OriginalTimestamp != nil {
-		r.Headers = append(r.Headers, hdrInt(HeaderRecordTime, dl.OriginalTimestamp.UnixMilli()))
+		r.Headers = append(r.Headers, header.NewInt(header.RecordTime, dl.OriginalTimestamp.UnixMilli()))
 	}
 	r.Headers = append(r.Headers, redriveProvenance(dl))
 	return r
+}
+
+// deadLetterProtection reads header.DeadLetterValue of a dead-letter
+// record. Letters written before values were protected have no header and
+// carry the original bytes.
+func deadLetterProtection(r *kgo.Record) codec.ValueProtection {
+	if v, ok := header.Get(r, header.DeadLetterValue); ok {
+		return codec.ValueProtection(v)
+	}
+	return codec.ValueOriginal
 }
 
 // redriveProvenance marks a redriven record with the source it was
 // dead-lettered from, so that the key-lifetime guard honours its original
 // record time.
 func redriveProvenance(dl *codec.DeadLetter) kgo.RecordHeader {
-	return hdr(HeaderRedrive, fmt.Sprintf("%s/%d/%d", dl.OriginalTopic, dl.OriginalPartition, dl.OriginalOffset))
+	return header.New(header.Redrive, fmt.Sprintf("%s/%d/%d", dl.OriginalTopic, dl.OriginalPartition, dl.OriginalOffset))
 }
 
-// SkippedDeadLetter names a dead letter Redrive could not re-publish.
+// SkippedDeadLetter names a dead letter Run could not re-publish.
 type SkippedDeadLetter struct {
 	Topic     string
 	Partition int32
@@ -249,13 +260,13 @@ type SkippedDeadLetter struct {
 	Reason    string
 }
 
-// RedriveError lists the dead letters Redrive skipped: their source record
+// Error lists the dead letters Run skipped: their source record
 // is gone and the dead letter holds only a masked or withheld value.
-type RedriveError struct {
+type Error struct {
 	Skipped []SkippedDeadLetter
 }
 
-func (e *RedriveError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d dead letters not redriven:", len(e.Skipped))
 	for i, s := range e.Skipped {

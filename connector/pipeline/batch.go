@@ -17,8 +17,9 @@ type batch struct {
 	mu       sync.Mutex
 }
 
-// newBatch reads polled records into inbound commands, decoding each once
-// (the session id decides its lane).
+// newBatch reads polled records into inbound commands: each is read once
+// here (read: decoded, validated and mapped to its API call), because its
+// session id decides its lane. ctx bounds the registry lookups of decoding.
 func (p *Pipeline) newBatch(ctx context.Context, recs []*kgo.Record) *batch {
 	b := &batch{outcomes: make(map[*inbound]*outcome, len(recs))}
 	now := p.clock.Now()
@@ -29,7 +30,7 @@ func (p *Pipeline) newBatch(ctx context.Context, recs []*kgo.Record) *batch {
 		if in.firstSeen.IsZero() {
 			in.firstSeen = now
 		}
-		_, _ = p.decode(ctx, in)
+		p.read(ctx, in)
 		if out := p.kept.takeFor(in); out != nil {
 			b.outcomes[in] = out // executed before an aborted write: not again
 		}

@@ -9,59 +9,50 @@ import (
 	"github.com/paysession/paysession/internal/payapi"
 )
 
-// callResult is the end of a command's attempts in this batch.
-type callResult struct {
-	session   *payapi.Session
-	err       error
-	attempts  int // including attempts of earlier batches
-	first     time.Time
-	last      time.Time
-	sent      bool      // some attempt may have reached the service
-	exhausted bool      // the retry budget ran out
-	parkAt    time.Time // non-zero: stopped by the batch deadline; next attempt time
-}
-
 // call runs a command's API call with its idempotency key, retrying retryable
-// errors with backoff until success, a final error, the budget's end, or the
-// batch deadline (then the command is parked).
-func (p *Pipeline) call(ctx context.Context, in *inbound, cmd *command) callResult {
-	r := callResult{attempts: in.retry.attempts, first: in.retry.firstAttempt, sent: in.retry.sent}
+// errors with backoff until success, a final error, the budget's end (then
+// the outcome is ended: end) or the batch deadline (then the command is
+// parked, keeping its attempt history).
+func (p *Pipeline) call(ctx context.Context, in *inbound, start time.Time) *outcome {
+	cmd := in.cmd
+	out := &outcome{in: in, attempts: in.retry.attempts, first: in.retry.firstAttempt}
+	sent := in.retry.sent
+	parkAt := func(next time.Time) *outcome {
+		return park(in, retryState{attempts: out.attempts, firstAttempt: out.first, nextAttempt: next, sent: sent}, false)
+	}
 	for {
 		if err := p.acquire(ctx); err != nil {
-			r.parkAt = p.clock.Now()
-			return r
+			return parkAt(p.clock.Now())
 		}
 		now := p.clock.Now()
-		if r.first.IsZero() {
-			r.first = now
+		if out.first.IsZero() {
+			out.first = now
 		}
-		r.attempts++
-		if r.attempts > 1 { // in this batch, or resumed from the retry topic
+		out.attempts++
+		if out.attempts > 1 { // in this batch, or resumed from the retry topic
 			p.metrics.retries.WithLabelValues(cmd.Kind).Inc()
 		}
-		r.last = now
+		out.last = now
 		started := time.Now()
 		sess, err := cmd.call(in.traced(ctx), p.api, payapi.WithIdempotencyKey(in.key), payapi.WithTraceContext(traceContext(in.rec)))
 		p.release()
 		p.metrics.observeCall(cmd.Endpoint, err, time.Since(started))
 		if err == nil {
 			p.health.success()
-			r.session, r.err = sess, nil
-			return r
+			out.session = sess
+			return p.end(out, start, nil, false, sent)
 		}
-		r.err = err
 		var ae *payapi.Error
 		errors.As(err, &ae)
 		if ae != nil && ae.Sent {
-			r.sent = true
+			sent = true
 		}
 		if ctx.Err() != nil { // batch deadline or abort mid-call
-			r.parkAt = p.clock.Now()
-			return r
+			return parkAt(p.clock.Now())
 		}
 		if !payapi.IsRetryable(err) {
 			p.health.success() // the service answered
-			return r
+			return p.end(out, start, err, false, sent)
 		}
 		var retryAfter time.Duration
 		if ae != nil {
@@ -72,15 +63,12 @@ func (p *Pipeline) call(ctx context.Context, in *inbound, cmd *command) callResu
 				slog.Duration("retry_after", retryAfter), slog.Duration("cap", p.cfg.Retry.Max))
 		}
 		p.health.failure(retryAfter)
-		if p.backoff.exhausted(r.attempts, r.first, p.clock.Now()) {
-			r.exhausted = true
-			return r
+		if p.backoff.exhausted(out.attempts, out.first, p.clock.Now()) {
+			return p.end(out, start, err, true, sent)
 		}
-		wait := p.backoff.wait(r.attempts, retryAfter)
-		next := p.clock.Now().Add(wait)
+		next := p.clock.Now().Add(p.backoff.wait(out.attempts, retryAfter))
 		if !p.waitUntil(ctx, next) {
-			r.parkAt = next
-			return r
+			return parkAt(next)
 		}
 	}
 }

@@ -40,7 +40,7 @@ func TestDeadLetterFitsItsTopic(t *testing.T) {
 			})
 			rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte("key-0001"), Value: []byte(tt.value),
 				Timestamp: testNow, Headers: []kgo.RecordHeader{header.New("trace", tt.header)}}
-			in := newInbound(rec, "capture", false)
+			in := p.polled(rec, "capture", false)
 			out := p.process(context.Background(), in)
 			if out.verdict.Status != codec.StatusInvalid {
 				t.Fatalf("status %s, want invalid", out.verdict.Status)
@@ -89,7 +89,7 @@ func TestOutcomeKeyOfInvalidKeys(t *testing.T) {
 	for _, key := range []string{"4111111111111111", strings.Repeat("k", 1<<20), "k y"} {
 		p := newTestPipeline(t, &fakeAPI{}, nil)
 		rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte(key), Value: []byte(`{"session_id":"ps_1"}`), Timestamp: testNow}
-		out := p.process(context.Background(), newInbound(rec, "capture", false))
+		out := p.process(context.Background(), p.polled(rec, "capture", false))
 		recs, err := p.outcomeRecords(context.Background(), out, testNow)
 		if err != nil {
 			t.Fatal(err)

@@ -62,26 +62,26 @@ type transientError struct{ Err error }
 func (e *transientError) Error() string { return e.Err.Error() }
 func (e *transientError) Unwrap() error { return e.Err }
 
-// decode decodes and validates a record once; later calls return the same.
-func (p *Pipeline) decode(ctx context.Context, in *inbound) (*command, error) {
-	if !in.decoded {
-		dctx, span := startDecodeSpan(ctx, in)
-		in.cmd, in.decodeErr = p.decodeOnce(dctx, in)
-		in.decoded = true
-		endDecodeSpan(span, in.cmd, in.decodeErr)
-	}
-	return in.cmd, in.decodeErr
+// read turns a polled record into the command it asks for, once, as it is
+// polled (its session id decides its lane): key check → kind → decode →
+// validate → map to an API call. It sets in.cmd, or in.decodeErr: an
+// *invalidError (never sent, dead-lettered) or a *transientError (schema
+// registry unreachable: parked). ctx bounds the registry lookups.
+func (p *Pipeline) read(ctx context.Context, in *inbound) {
+	ctx, span := startDecodeSpan(ctx, in)
+	in.cmd, in.decodeErr = p.commandOf(ctx, in)
+	endDecodeSpan(span, in.cmd, in.decodeErr)
 }
 
-func (p *Pipeline) decodeOnce(ctx context.Context, in *inbound) (*command, error) {
-	if err := codec.ValidateIdempotencyKey(in.key); err != nil {
+func (p *Pipeline) commandOf(ctx context.Context, in *inbound) (*command, error) {
+	if err := codec.ValidateIdempotencyKey(in.key); err != nil { // key check
 		return nil, &invalidError{Code: "invalid_key", Field: "key", Rule: ruleOf(err), Err: err}
 	}
-	kind, err := codec.ParseKind(in.kind)
+	kind, err := codec.ParseKind(in.kind) // kind
 	if err != nil {
 		return nil, &invalidError{Code: "unknown_kind", Err: err}
 	}
-	c, err := p.cfg.Decoder.Decode(ctx, kind, in.rec.Value)
+	c, err := p.cfg.Decoder.Decode(ctx, kind, in.rec.Value) // decode
 	var re *codec.RegistryError
 	var de *codec.DecodeError
 	switch {
@@ -95,7 +95,7 @@ func (p *Pipeline) decodeOnce(ctx context.Context, in *inbound) (*command, error
 	if c.Kind() != kind {
 		return nil, &invalidError{Code: "unknown_kind", Err: fmt.Errorf("record of kind %s on the %s topic", c.Kind(), kind)}
 	}
-	if err := c.Validate(); err != nil {
+	if err := c.Validate(); err != nil { // validate
 		var ve *codec.ValidationError
 		inv := &invalidError{Code: "validation_error", Err: err}
 		if errors.As(err, &ve) {
@@ -103,7 +103,7 @@ func (p *Pipeline) decodeOnce(ctx context.Context, in *inbound) (*command, error
 		}
 		return nil, inv
 	}
-	cmd, err := toCommand(c)
+	cmd, err := toCommand(c) // map
 	if err != nil {
 		return nil, &invalidError{Code: "unknown_kind", Err: err}
 	}

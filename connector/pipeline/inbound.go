@@ -44,7 +44,7 @@ type inbound struct {
 	// reported as "not sent".
 	neverAttempted bool
 
-	decoded   bool
+	// What read made of it (decode.go): the command, or why there is none.
 	cmd       *command
 	decodeErr error
 

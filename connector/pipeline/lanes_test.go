@@ -11,7 +11,6 @@ import (
 func TestGroupLanes(t *testing.T) {
 	mk := func(key, session string, retry bool) *inbound {
 		in := newInbound(&kgo.Record{Key: []byte(key)}, "capture", retry)
-		in.decoded = true
 		in.cmd = &command{Kind: "capture", SessionID: session}
 		return in
 	}

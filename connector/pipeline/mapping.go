@@ -28,13 +28,12 @@ var endpoints = map[codec.CommandKind]string{
 func toCommand(c codec.Command) (*command, error) {
 	cmd := &command{Kind: string(c.Kind()), Endpoint: endpoints[c.Kind()], SessionID: c.SessionRef(),
 		answersSession: !answersNoSession[c.Kind()]}
-	call, err := callFor(c)
+	if c.Kind() == codec.KindDisableRecurring {
+		cmd.token = &tokenAnswer{}
+	}
+	call, err := callFor(c, cmd.token)
 	if err != nil {
 		return nil, err
-	}
-	if d, ok := c.(*codec.DisableRecurring); ok {
-		cmd.token = &tokenAnswer{}
-		call = disableRecurring(d.Token, cmd.token)
 	}
 	cmd.call, cmd.route, cmd.project = routed(call, c.Route()), routeOptions(c.Route()), c.Route().Project
 	return cmd, nil
@@ -98,8 +97,9 @@ func routed(call callFunc, r codec.Route) callFunc {
 // answersNoSession are the kinds whose API answer never holds a session.
 var answersNoSession = map[codec.CommandKind]bool{codec.KindDisableRecurring: true, codec.KindBankPayPush: true}
 
-// callFor returns the API call of a command.
-func callFor(c codec.Command) (callFunc, error) {
+// callFor returns the API call of a command; a disable_recurring call keeps
+// the token state the answer showed in token.
+func callFor(c codec.Command, token *tokenAnswer) (callFunc, error) {
 	switch c := c.(type) {
 	case *codec.InitPayout:
 		req := payapi.InitPayoutRequest{Instrument: instrument(&c.Instrument), Amount: amount(&c.Amount, &c.Currency),
@@ -137,14 +137,6 @@ func callFor(c codec.Command) (callFunc, error) {
 		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
 			return a.StartPayment(ctx, req, o...)
 		}), nil
-	}
-	return sessionCallFor(c)
-}
-
-// sessionCallFor maps the commands that act on an existing session or on
-// no session at all.
-func sessionCallFor(c codec.Command) (callFunc, error) {
-	switch c := c.(type) {
 	case *codec.Capture:
 		req := payapi.CaptureRequest{SessionID: c.SessionID, Amount: amount(c.Amount, c.Currency)}
 		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
@@ -179,11 +171,7 @@ func sessionCallFor(c codec.Command) (callFunc, error) {
 			return a.VerifyFPSCustomer(ctx, req, o...)
 		}), nil
 	case *codec.DisableRecurring:
-		token := c.Token
-		return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {
-			_, err := a.DisableRecurring(ctx, token, o...)
-			return nil, err
-		}, nil
+		return disableRecurring(c.Token, token), nil
 	case *codec.BankPayPush:
 		id, phone := c.SessionID, c.Phone
 		return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {

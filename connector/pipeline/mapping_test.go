@@ -89,7 +89,7 @@ func TestMapping(t *testing.T) {
 
 func TestMappingCoversEveryKind(t *testing.T) {
 	for _, k := range codec.Kinds() {
-		if _, err := callFor(k.New()); err != nil {
+		if _, err := callFor(k.New(), &tokenAnswer{}); err != nil {
 			t.Errorf("%s: %v", k, err)
 		}
 	}

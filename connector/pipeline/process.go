@@ -17,7 +17,7 @@ type outcome struct {
 	in        *inbound
 	verdict   verdict
 	sessionID string
-	attempts  int
+	attempts  int       // API attempts, earlier batches' included
 	first     time.Time // first attempt (zero when never sent)
 	last      time.Time // last attempt
 	latency   time.Duration
@@ -33,18 +33,18 @@ type parking struct {
 	notDue bool // parked again only because its next attempt is past the deadline
 }
 
-// process is the data path of one command: key-lifetime guard → decode and
-// validate → call the API with the key (retrying) → classify → outcome.
-// The guard runs first: nothing about a command that is too old to send
-// (not even a registry outage while decoding it) may hold it back.
+// process is the data path of one command, read when it was polled
+// (newBatch): key-lifetime guard → what read found → call the API with the
+// key (retrying) → classify → outcome. The guard runs first: nothing about
+// a command that is too old to send (not even a registry outage while
+// decoding it) may hold it back.
 func (p *Pipeline) process(ctx context.Context, in *inbound) *outcome {
 	start := p.clock.Now()
 	if p.keyTooOld(in, start) {
 		return p.expired(ctx, in, start)
 	}
-	cmd, err := p.decode(ctx, in) // decode and validate (memoized: the lane needed the session id)
 	var transient *transientError
-	switch {
+	switch err := in.decodeErr; {
 	case errors.As(err, &transient) && in.retry.decodeFailures+1 >= p.cfg.DecodeFailureBudget:
 		return p.undecodable(in, start, err)
 	case errors.As(err, &transient): // schema registry unreachable: try later
@@ -52,15 +52,15 @@ func (p *Pipeline) process(ctx context.Context, in *inbound) *outcome {
 		r.decodeFailures++
 		return park(in, r, false)
 	case err != nil:
-		return p.finish(in, start, callResult{err: err}) // invalid, dead-lettered
+		return p.end(&outcome{in: in}, start, err, false, false) // invalid, dead-lettered
 	case in.fromRetry && !p.waitUntil(ctx, in.retry.nextAttempt):
 		return park(in, in.retry, true) // not due within this batch
 	}
-	res := p.call(ctx, in, cmd)
-	if !res.parkAt.IsZero() { // cut by the batch deadline
-		return park(in, retryState{attempts: res.attempts, firstAttempt: res.first, nextAttempt: res.parkAt, sent: res.sent}, false)
+	cmd := in.cmd
+	out := p.call(ctx, in, start)
+	if out.park != nil { // cut by the batch deadline
+		return out
 	}
-	out := p.finish(in, start, res)
 	if cmd.token != nil && out.verdict.Status == codec.StatusAccepted {
 		out.token = cmd.token.get()
 	}
@@ -68,7 +68,7 @@ func (p *Pipeline) process(ctx context.Context, in *inbound) *outcome {
 	// session (the spec makes it optional), learns the session's state by
 	// one status query. A command that creates a session has no id to ask
 	// by: its state arrives by webhook.
-	unknownState := out.verdict.Status == codec.StatusAccepted && res.session == nil && cmd.answersSession
+	unknownState := out.verdict.Status == codec.StatusAccepted && out.session == nil && cmd.answersSession
 	if (out.verdict.Status == codec.StatusIndeterminate || unknownState) && cmd.SessionID != "" {
 		out.polled = p.settle(in.traced(ctx), cmd.SessionID, cmd.route...)
 	}
@@ -80,7 +80,7 @@ func (p *Pipeline) process(ctx context.Context, in *inbound) *outcome {
 // and dead-lettered. Nothing was sent, so redriving it once the registry is
 // back is safe.
 func (p *Pipeline) undecodable(in *inbound, start time.Time, err error) *outcome {
-	out := p.finish(in, start, callResult{})
+	out := p.end(&outcome{in: in}, start, nil, false, false)
 	out.verdict = verdict{Status: codec.StatusRejected, Code: "schema_registry_unavailable", deadLetter: true,
 		Description: fmt.Sprintf("value not decodable after %d schema registry failures; not sent: %v", in.retry.decodeFailures+1, err)}
 	return out
@@ -105,14 +105,14 @@ func (r retryState) with(next time.Time) retryState {
 // session's actual state beside it.
 func (p *Pipeline) expired(ctx context.Context, in *inbound, start time.Time) *outcome {
 	if !in.neverAttempted || in.retry.sent {
-		out := p.finish(in, start, callResult{err: errKeyExpiredMaybeSent, exhausted: true, sent: true,
-			attempts: in.retry.attempts, first: in.retry.firstAttempt})
-		if cmd, err := p.decode(ctx, in); err == nil && cmd.SessionID != "" {
+		out := p.end(&outcome{in: in, attempts: in.retry.attempts, first: in.retry.firstAttempt}, start,
+			errKeyExpiredMaybeSent, true, true)
+		if cmd := in.cmd; cmd != nil && cmd.SessionID != "" {
 			out.polled = p.settle(in.traced(ctx), cmd.SessionID, cmd.route...)
 		}
 		return out
 	}
-	out := p.finish(in, start, callResult{})
+	out := p.end(&outcome{in: in}, start, nil, false, false)
 	out.verdict = verdict{Status: codec.StatusExpired, Code: "key_expired",
 		Description: "record older than the key-lifetime margin; not sent"}
 	return out
@@ -121,22 +121,15 @@ func (p *Pipeline) expired(ctx context.Context, in *inbound, start time.Time) *o
 var errKeyExpiredMaybeSent = &payapi.Error{Code: "key_expired",
 	Description: "key-lifetime margin reached; an earlier attempt may have reached the service (not proven otherwise), so the effect is unknown"}
 
-// finish classifies a call result into an outcome.
-func (p *Pipeline) finish(in *inbound, start time.Time, res callResult) *outcome {
-	out := &outcome{
-		in:       in,
-		verdict:  classify(res.err, res.exhausted, res.sent),
-		attempts: res.attempts,
-		first:    res.first,
-		last:     res.last,
-		latency:  p.clock.Now().Sub(start),
-		session:  res.session,
-	}
-	if in.cmd != nil {
-		out.sessionID = in.cmd.SessionID
-	}
-	if res.session != nil && res.session.ID != "" {
-		out.sessionID = res.session.ID
+// end gives a command's outcome its verdict (classify: the last API error,
+// nil on success; whether the retry budget ran out; whether some attempt may
+// have reached the service), its latency and the session it concerns.
+func (p *Pipeline) end(out *outcome, start time.Time, err error, exhausted, sent bool) *outcome {
+	out.verdict = classify(err, exhausted, sent)
+	out.latency = p.clock.Now().Sub(start)
+	out.sessionID = out.in.sessionID()
+	if out.session != nil && out.session.ID != "" {
+		out.sessionID = out.session.ID
 	}
 	return out
 }

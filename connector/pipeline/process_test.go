@@ -70,7 +70,7 @@ func TestProcess(t *testing.T) {
 			p := newTestPipeline(t, api, nil)
 			rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte(tt.key), Value: []byte(tt.value),
 				Timestamp: testNow.Add(-tt.age)}
-			in := newInbound(rec, "capture", false)
+			in := p.polled(rec, "capture", false)
 			in.neverAttempted = true // a fresh record past every attempt mark
 			out := p.process(context.Background(), in)
 			if out.park != nil {
@@ -99,7 +99,7 @@ func TestProcessParksAtDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	rec := &kgo.Record{Key: []byte("key-0001"), Value: []byte(`{"session_id":"ps_1"}`), Timestamp: testNow}
-	out := p.process(ctx, newInbound(rec, "capture", false))
+	out := p.process(ctx, p.polled(rec, "capture", false))
 	if out.park == nil || out.park.retry.attempts != 1 || !out.park.retry.sent {
 		t.Fatalf("outcome = %+v, want parked after one sent attempt", out)
 	}
@@ -110,7 +110,7 @@ func TestProcessExpiredAfterSendIsIndeterminate(t *testing.T) {
 	rec := &kgo.Record{Key: []byte("ps_1"), Value: []byte(`{"session_id":"ps_1"}`), Timestamp: testNow,
 		Headers: []kgo.RecordHeader{header.New(header.Key, "key-0001"), header.New(header.Kind, "capture"), header.New(header.Sent, "true"),
 			header.NewInt(header.Attempts, 2), header.NewInt(header.RecordTime, testNow.Add(-24*time.Hour).UnixMilli())}}
-	out := p.process(context.Background(), newInbound(rec, "", true))
+	out := p.process(context.Background(), p.polled(rec, "", true))
 	if out.verdict.Status != codec.StatusIndeterminate || out.verdict.Code != "key_expired" {
 		t.Fatalf("outcome = %+v", out.verdict)
 	}
@@ -177,7 +177,7 @@ func TestProcessKeyLifetimeGuard(t *testing.T) {
 					c.Decoder = tt.decoder
 				}
 			})
-			in := newInbound(tt.rec, "capture", tt.fromRetry)
+			in := p.polled(tt.rec, "capture", tt.fromRetry)
 			in.neverAttempted = tt.proven
 			out := p.process(context.Background(), in)
 			if out.park != nil {
@@ -205,7 +205,7 @@ func TestProcessKeyLifetimeGuard(t *testing.T) {
 func TestProcessParksOnRegistryFailureWithinBudget(t *testing.T) {
 	p := newTestPipeline(t, &fakeAPI{}, func(c *Config) { c.Decoder = registryDown{} })
 	rec := &kgo.Record{Topic: "payments.commands.capture", Key: []byte("key-0001"), Value: []byte(`{}`), Timestamp: testNow}
-	out := p.process(context.Background(), newInbound(rec, "capture", false))
+	out := p.process(context.Background(), p.polled(rec, "capture", false))
 	if out.park == nil || out.park.retry.decodeFailures != 1 {
 		t.Fatalf("outcome = %+v, want parked with 1 decode failure", out)
 	}
@@ -237,7 +237,7 @@ func TestProcessAcceptedWithoutSession(t *testing.T) {
 			}
 			p := newTestPipeline(t, api, nil)
 			rec := &kgo.Record{Key: []byte("key-0001"), Value: []byte(tt.value), Timestamp: testNow}
-			out := p.process(context.Background(), newInbound(rec, tt.kind, false))
+			out := p.process(context.Background(), p.polled(rec, tt.kind, false))
 			if out.verdict.Status != codec.StatusAccepted {
 				t.Fatalf("status %s (%s), want accepted", out.verdict.Status, out.verdict.Description)
 			}
@@ -246,4 +246,11 @@ func TestProcessAcceptedWithoutSession(t *testing.T) {
 			}
 		})
 	}
+}
+
+// polled is a command record as newBatch reads it: newInbound, then read.
+func (p *Pipeline) polled(r *kgo.Record, kind string, fromRetry bool) *inbound {
+	in := newInbound(r, kind, fromRetry)
+	p.read(context.Background(), in)
+	return in
 }

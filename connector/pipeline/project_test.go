@@ -27,7 +27,7 @@ func TestSessionStatesNameTheCommandsProject(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newTestPipeline(t, &fakeAPI{}, nil)
 			rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte("key-0001"), Value: []byte(tt.value), Timestamp: testNow}
-			in := newInbound(rec, "capture", false)
+			in := p.polled(rec, "capture", false)
 			in.neverAttempted = true
 			out := p.process(context.Background(), in)
 			if out.verdict.Status != codec.StatusAccepted {

@@ -18,7 +18,7 @@ func TestRetryRecordRoundTrip(t *testing.T) {
 		Value: []byte(`{"session_id":"ps_9"}`), Timestamp: recTime,
 		Headers: []kgo.RecordHeader{{Key: "trace", Value: []byte("t1")}, {Key: header.Attempts, Value: []byte("99")}}}
 	in := newInbound(orig, "capture", false)
-	in.decoded, in.cmd = true, &command{Kind: "capture", SessionID: "ps_9"}
+	in.cmd = &command{Kind: "capture", SessionID: "ps_9"}
 	out := &outcome{in: in, park: &parking{retry: retryState{attempts: 3, firstAttempt: first,
 		nextAttempt: first.Add(2 * time.Second), sent: true}}}
 

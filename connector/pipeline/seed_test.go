@@ -19,7 +19,7 @@ func TestSeedParkedFromRetryTopic(t *testing.T) {
 	var recs []*kgo.Record
 	for i, k := range []string{"key-0001", "key-0002", "key-0003"} {
 		in := newInbound(&kgo.Record{Key: []byte(k)}, "capture", false)
-		in.decoded, in.cmd = true, &command{Kind: "capture", SessionID: "ps_1"}
+		in.cmd = &command{Kind: "capture", SessionID: "ps_1"}
 		r := retryRecord(&outcome{in: in, park: &parking{retry: retryState{nextAttempt: time.Now()}}}, env.topics.Retry)
 		r.Partition = 0
 		if i == 0 {

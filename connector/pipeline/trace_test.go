@@ -45,7 +45,7 @@ func TestTraceContextFlowsToCallAndOutcomes(t *testing.T) {
 	rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte("key-trace-1"),
 		Value: []byte(`{"session_id":"ps_1"}`), Timestamp: testNow,
 		Headers: []kgo.RecordHeader{{Key: "traceparent", Value: []byte(tp)}, {Key: "tracestate", Value: []byte(ts)}, {Key: "other", Value: []byte("x")}}}
-	out := p.process(context.Background(), newInbound(rec, "capture", false))
+	out := p.process(context.Background(), p.polled(rec, "capture", false))
 	h := <-got
 	if h.Get("traceparent") != tp || h.Get("tracestate") != ts {
 		t.Fatalf("API request trace headers = %q %q", h.Get("traceparent"), h.Get("tracestate"))
@@ -84,6 +84,7 @@ func TestSpansOfACommand(t *testing.T) {
 			Value: []byte(`{"session_id":"ps_1"}`), Timestamp: testNow,
 			Headers: []kgo.RecordHeader{{Key: "traceparent", Value: []byte("00-" + upstream + "-00f067aa0ba902b7-01")}}}, "capture", false)
 		in.startConsume()
+		p.read(context.Background(), in)
 		return in
 	}
 	done, parked := cmd("key-span-1"), cmd("key-span-2")

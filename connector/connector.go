@@ -21,10 +21,9 @@ import (
 	"github.com/paysession/paysession/connector/publish"
 	"github.com/paysession/paysession/connector/reconcile"
 	"github.com/paysession/paysession/connector/sessionwriter"
-	"github.com/paysession/paysession/connector/topics"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/config"
-	"github.com/paysession/paysession/internal/payapi"
+	"github.com/paysession/paysession/internal/kafka"
 	"github.com/paysession/paysession/internal/tracing"
 	"github.com/paysession/paysession/internal/tracing/kafkatrace"
 )
@@ -86,11 +85,15 @@ func New(ctx context.Context, o Options) (*Connector, error) {
 	return c, nil
 }
 
-func newConnector(ctx context.Context, o Options) (*Connector, error) {
+// newConnector wires every part: the shared Kafka options, the API client
+// and codecs, the producer, then the pipeline, session writer, webhook
+// ingress, reconciler, publishers and ops server that use them. What it
+// built is released if a later part fails.
+func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 	cfg := o.Config
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	kafkaOpts, err := cfg.KafkaOpts()
+	kafkaOpts, err := kafka.ClientOpts(cfg.Kafka)
 	if err != nil {
 		return nil, err
 	}
@@ -120,22 +123,18 @@ func newConnector(ctx context.Context, o Options) (*Connector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kafka producer: %w", err)
 	}
+	defer func() {
+		if err != nil {
+			producer.Close()
+		}
+	}()
 	c := &Connector{log: o.Logger, grace: cfg.ShutdownGrace, producer: producer, Registry: reg}
-	if err := c.build(cfg, o, kafkaOpts, limits, api, enc, dec); err != nil {
-		producer.Close()
-		return nil, err
-	}
-	return c, nil
-}
 
-func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, limits topics.Report, api *payapi.Client,
-	enc *codec.Encoder, dec *codec.Decoder) error {
-	var err error
 	instance := o.InstanceID
 	if instance == "" {
 		instance = cfg.InstanceID()
 	}
-	groupOpts := append(append([]kgo.Opt{}, kafkaOpts...), cfg.GroupOpts()...)
+	groupOpts := append(append([]kgo.Opt{}, kafkaOpts...), kafka.GroupOpts(cfg.Kafka)...)
 	if cfg.Kafka.StaticMembership {
 		// One group.instance.id per replica, the same in each of its groups
 		// (pipeline, session writer, reconciler): a restart rejoins them
@@ -144,7 +143,7 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, li
 	}
 	c.pipe, err = pipeline.New(pipeline.Config{
 		ClientHooks: func() []kgo.Hook {
-			return append([]kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("pipeline"), kprom.Registerer(c.Registry))},
+			return append([]kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("pipeline"), kprom.Registerer(reg))},
 				kafkatrace.Hooks()...)
 		},
 		Kafka: groupOpts, GroupID: cfg.Kafka.GroupID, TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance,
@@ -154,57 +153,60 @@ func (c *Connector) build(cfg *config.Config, o Options, kafkaOpts []kgo.Opt, li
 		KeyLifetimeMargin: cfg.Pipeline.KeyLifetimeMargin, RateLimit: cfg.API.RateLimit,
 		Retry: pipeline.RetryPolicy{Initial: cfg.API.Retry.BackoffBase, Max: cfg.API.Retry.BackoffMax,
 			MaxAttempts: cfg.API.Retry.MaxAttempts, Budget: cfg.API.Retry.MaxElapsed},
-		JitterSeed: uint64(time.Now().UnixNano()), Logger: c.log.With("part", "pipeline"), Registerer: c.Registry,
+		JitterSeed: uint64(time.Now().UnixNano()), Logger: c.log.With("part", "pipeline"), Registerer: reg,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c.writer, err = sessionwriter.New(sessionwriter.Config{
 		Kafka: groupOpts, GroupID: cfg.Kafka.GroupID + "-sessions",
 		TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance + "-sessions",
 		ClientHooks: func() []kgo.Hook {
-			return append([]kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("session_writer"), kprom.Registerer(c.Registry))},
+			return append([]kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("session_writer"), kprom.Registerer(reg))},
 				kafkatrace.Hooks()...)
 		},
 		TransactionTimeout: cfg.Pipeline.TransactionTimeout, BatchMaxBytes: limits.BatchMaxBytes,
 		UpdatesTopic: cfg.Topics.SessionUpdates, SessionsTopic: cfg.Topics.Sessions, EventsTopic: cfg.Topics.WebhookEvents,
 		EventWindow: cfg.Webhook.DedupTTL, Decoder: dec, Encoder: enc,
-		Logger: c.log.With("part", "session-writer"), Registerer: c.Registry,
+		Logger: c.log.With("part", "session-writer"), Registerer: reg,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := c.buildWebhook(cfg, o, enc); err != nil {
-		return err
+	if err = c.buildWebhook(cfg, o, enc); err != nil {
+		return nil, err
 	}
 	if cfg.Reconciler.Interval > 0 {
 		c.recon, err = reconcile.New(reconcile.Config{
 			Brokers: cfg.Kafka.Brokers, KafkaOpts: groupOpts, Group: cfg.Kafka.GroupID + "-reconciler",
-			SessionsTopic: cfg.Topics.Sessions, UpdatesTopic: cfg.Topics.SessionUpdates, Producer: c.producer, Encoder: enc, API: api,
+			SessionsTopic: cfg.Topics.Sessions, UpdatesTopic: cfg.Topics.SessionUpdates, Producer: producer, Encoder: enc, API: api,
 			Decoder:    reconcile.CodecStateDecoder{Decoder: dec},
 			APIVersion: cfg.API.Version, QuietAfter: cfg.Reconciler.QuietAfter,
 			MaxAge: cfg.Reconciler.MaxAge, Tick: cfg.Reconciler.Interval, Confirm: confirmPolicy(cfg.Confirm),
-			Registerer: c.Registry, Logger: c.log.With("part", "reconciler"),
+			Registerer: reg, Logger: c.log.With("part", "reconciler"),
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
-	c.pubs, err = publish.New(publish.Config{API: api, Producer: c.producer, Encoder: enc,
+	c.pubs, err = publish.New(publish.Config{API: api, Producer: producer, Encoder: enc,
 		WalletInterval: cfg.Publish.WalletBalanceInterval, BanksInterval: cfg.Publish.FPSBanksInterval,
 		WalletTopic: cfg.Topics.WalletBalances, BanksTopic: cfg.Topics.FPSBanks,
-		Registerer: c.Registry, Logger: c.log.With("part", "publish")})
+		Registerer: reg, Logger: c.log.With("part", "publish")})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return c.buildOps(cfg, o)
+	if err = c.buildOps(cfg, o); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encoder) error {
 	if !cfg.Webhook.Enabled {
 		return nil
 	}
-	verifier, err := cfg.WebhookVerifier()
+	verifier, err := webhookVerifier(cfg.API)
 	if err != nil {
 		return err
 	}

@@ -6,28 +6,17 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/twmb/franz-go/pkg/sr"
-
 	"github.com/paysession/paysession/connector/pipeline"
 	"github.com/paysession/paysession/connector/reconcile"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/config"
 	"github.com/paysession/paysession/internal/payapi"
-	"github.com/paysession/paysession/schemas"
 )
 
 func newAPIClient(cfg *config.Config, o Options) (*payapi.Client, error) {
-	signer, err := cfg.Signer()
+	signer, projects, err := signers(cfg)
 	if err != nil {
 		return nil, err
-	}
-	extra, err := cfg.ExtraProjects()
-	if err != nil {
-		return nil, err
-	}
-	projects := make([]payapi.Project, 0, len(extra))
-	for _, p := range extra {
-		projects = append(projects, payapi.Project{ID: p.ID, Signer: p.Signer})
 	}
 	hc := o.HTTPClient
 	if hc == nil {
@@ -45,22 +34,14 @@ func newAPIClient(cfg *config.Config, o Options) (*payapi.Client, error) {
 // it, and the encoder registers the outcome schemas up front so a registry
 // problem stops the start.
 func NewCodecs(ctx context.Context, cfg *config.Config, log *slog.Logger) (*codec.Encoder, *codec.Decoder, error) {
-	var reg *sr.Client
-	opts, err := cfg.RegistryOpts()
+	reg, err := RegistryClient(cfg.Registry)
 	if err != nil {
 		return nil, nil, fmt.Errorf("schema registry: %w", err)
 	}
-	if opts != nil {
-		if reg, err = sr.NewClient(opts...); err != nil {
-			return nil, nil, fmt.Errorf("schema registry: %w", err)
-		}
-	}
 	t := cfg.Topics
-	enc, err := codec.NewEncoder(codec.EncoderConfig{Registry: reg, LookupOnly: cfg.Registry.LookupOnly, Logger: log, Topics: map[string]schemas.Name{
-		t.CommandResults: schemas.CommandResult, t.Sessions: schemas.SessionState, t.SessionUpdates: schemas.SessionState,
-		t.WebhookEvents: schemas.WebhookEvent,
-		t.DeadLetter:    schemas.DeadLetter, t.WalletBalances: schemas.WalletBalance, t.FPSBanks: schemas.FPSBanks,
-	}})
+	enc, err := codec.NewEncoder(codec.EncoderConfig{Registry: reg, LookupOnly: cfg.Registry.LookupOnly, Logger: log,
+		Topics: codec.OutcomeTopics{CommandResults: t.CommandResults, Sessions: t.Sessions, SessionUpdates: t.SessionUpdates,
+			WebhookEvents: t.WebhookEvents, DeadLetter: t.DeadLetter, WalletBalances: t.WalletBalances, FPSBanks: t.FPSBanks}.Schemas()})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/sethvargo/go-envconfig"
-	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/paysession/paysession/connector/kit"
 	"github.com/paysession/paysession/internal/codec"
@@ -46,20 +44,6 @@ func clientEnv(env envconfig.Lookuper) envconfig.Lookuper {
 // loadClientConfig loads the configuration of produce and tail.
 func loadClientConfig(ctx context.Context, env envconfig.Lookuper, stderr io.Writer) (*config.Config, bool) {
 	return loadConfig(ctx, clientEnv(env), stderr)
-}
-
-// registryClient returns the schema registry client of cfg (its URL, basic
-// or bearer auth, CA file), or nil when no registry is configured.
-func registryClient(cfg *config.Config) (*sr.Client, error) {
-	opts, err := cfg.RegistryOpts()
-	if err != nil || opts == nil {
-		return nil, err
-	}
-	cl, err := sr.NewClient(opts...)
-	if err != nil {
-		return nil, fmt.Errorf("schema registry: %w", err)
-	}
-	return cl, nil
 }
 
 // kitTopics returns the configured topic names in the kit's terms.

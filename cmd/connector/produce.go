@@ -13,7 +13,9 @@ import (
 	"github.com/sethvargo/go-envconfig"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/connector/kit"
+	"github.com/paysession/paysession/internal/kafka"
 )
 
 // runProduce is `connector produce <kind>`: JSON commands from stdin, one
@@ -49,7 +51,7 @@ func runProduce(ctx context.Context, args []string, env envconfig.Lookuper, stdi
 	if !ok {
 		return exitUsage
 	}
-	reg, err := registryClient(cfg)
+	reg, err := connector.RegistryClient(cfg.Registry)
 	if err != nil {
 		fmt.Fprintf(stderr, "connector produce: %v\n", err)
 		return exitUsage
@@ -69,7 +71,7 @@ func runProduce(ctx context.Context, args []string, env envconfig.Lookuper, stdi
 		fmt.Fprintf(stderr, "connector produce: %v\n", err)
 		return exitUsage
 	}
-	opts, err := cfg.KafkaOpts()
+	opts, err := kafka.ClientOpts(cfg.Kafka)
 	if err != nil {
 		fmt.Fprintf(stderr, "connector produce: %v\n", err)
 		return exitUsage

@@ -14,6 +14,7 @@ import (
 	"github.com/paysession/paysession/connector/redrive"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/config"
+	"github.com/paysession/paysession/internal/kafka"
 )
 
 // Exit codes.
@@ -95,7 +96,7 @@ func runConnector(ctx context.Context, env envconfig.Lookuper, stderr io.Writer)
 	if !ok {
 		return exitUsage
 	}
-	log := cfg.Logger(stderr)
+	log := connector.NewLogger(stderr, cfg.Log)
 	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: log})
 	if err != nil {
 		log.Error("start failed", slog.Any("error", err))
@@ -130,12 +131,12 @@ func runRedrive(ctx context.Context, args []string, env envconfig.Lookuper, stdo
 	if !ok {
 		return exitUsage
 	}
-	opts, err := cfg.KafkaOpts()
+	opts, err := kafka.ClientOpts(cfg.Kafka)
 	if err != nil {
 		fmt.Fprintf(stderr, "connector: %v\n", err)
 		return exitUsage
 	}
-	log := cfg.Logger(stderr)
+	log := connector.NewLogger(stderr, cfg.Log)
 	_, dec, err := connector.NewCodecs(ctx, cfg, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "connector: %v\n", err)

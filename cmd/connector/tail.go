@@ -10,8 +10,10 @@ import (
 	"github.com/sethvargo/go-envconfig"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/connector/kit"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/kafka"
 )
 
 // tailLine is one record as `connector tail` prints it.
@@ -59,7 +61,7 @@ func runTail(ctx context.Context, args []string, env envconfig.Lookuper, stdout,
 		fmt.Fprintf(stderr, "connector tail: %s\n", refused)
 		return exitUsage
 	}
-	reg, err := registryClient(cfg)
+	reg, err := connector.RegistryClient(cfg.Registry)
 	if err != nil {
 		fmt.Fprintf(stderr, "connector tail: %v\n", err)
 		return exitUsage
@@ -69,7 +71,7 @@ func runTail(ctx context.Context, args []string, env envconfig.Lookuper, stdout,
 		fmt.Fprintf(stderr, "connector tail: %v\n", err)
 		return exitFailed
 	}
-	opts, err := cfg.KafkaOpts()
+	opts, err := kafka.ClientOpts(cfg.Kafka)
 	if err != nil {
 		fmt.Fprintf(stderr, "connector tail: %v\n", err)
 		return exitUsage

@@ -17,6 +17,7 @@ import (
 	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/connector/topics"
 	"github.com/paysession/paysession/internal/config"
+	"github.com/paysession/paysession/internal/kafka"
 )
 
 const topicsUsage = `Usage: connector topics <plan|apply|verify> [flags]
@@ -129,7 +130,7 @@ func runTopics(ctx context.Context, args []string, env envconfig.Lookuper, stdou
 		printPlan(stdout, plan)
 		return exitOK
 	}
-	opts, err := cfg.KafkaOpts()
+	opts, err := kafka.ClientOpts(cfg.Kafka)
 	if err != nil {
 		fmt.Fprintf(stderr, "connector topics: %v\n", err)
 		return exitUsage

@@ -5,7 +5,6 @@ import (
 
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/config"
-	"github.com/paysession/paysession/schemas"
 )
 
 // Topics names the connector's topics. The connector's names are
@@ -66,11 +65,8 @@ func (t Topics) CommandTopic(kind CommandKind) string { return t.Commands[kind] 
 // schema of its values: command results, sessions, session updates,
 // webhook events, dead letters, wallet balances and FPS banks.
 func (t Topics) Outcomes() map[string]SchemaName {
-	return map[string]SchemaName{
-		t.CommandResults: schemas.CommandResult, t.Sessions: schemas.SessionState,
-		t.SessionUpdates: schemas.SessionState, t.WebhookEvents: schemas.WebhookEvent,
-		t.DeadLetter: schemas.DeadLetter, t.WalletBalances: schemas.WalletBalance, t.FPSBanks: schemas.FPSBanks,
-	}
+	return codec.OutcomeTopics{CommandResults: t.CommandResults, Sessions: t.Sessions, SessionUpdates: t.SessionUpdates,
+		WebhookEvents: t.WebhookEvents, DeadLetter: t.DeadLetter, WalletBalances: t.WalletBalances, FPSBanks: t.FPSBanks}.Schemas()
 }
 
 // Schema returns the value schema of topic: an outcome schema, or the

@@ -182,7 +182,7 @@ func (e *env) startConnector(ctx context.Context, o options, log *slog.Logger) e
 	}
 	e.hookURL = "http://" + webhookL.Addr().String() + hookPath
 	pprof.Do(ctx, pprof.Labels("part", "connector"), func(ctx context.Context) {
-		e.conn, err = connector.New(ctx, connector.Options{Config: e.cfg, Logger: e.cfg.Logger(os.Stderr),
+		e.conn, err = connector.New(ctx, connector.Options{Config: e.cfg, Logger: connector.NewLogger(os.Stderr, e.cfg.Log),
 			InstanceID: "bench-" + id, WebhookListener: webhookL, OpsListener: opsL})
 		if err != nil {
 			return

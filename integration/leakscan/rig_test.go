@@ -79,7 +79,7 @@ func startRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: cfg.Logger(logs), InstanceID: vars["PAYSESSION_KAFKA_GROUP_ID"],
+	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: connector.NewLogger(logs, cfg.Log), InstanceID: vars["PAYSESSION_KAFKA_GROUP_ID"],
 		WebhookListener: webhookL, OpsListener: opsL,
 		KafkaOpts: []kgo.Opt{kgo.MetadataMinAge(250 * time.Millisecond), kgo.MetadataMaxAge(2 * time.Second), kgo.FetchMaxWait(100 * time.Millisecond)}})
 	if err != nil {

@@ -247,18 +247,3 @@ func TestWebhookDisabledNeedsNoServiceKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
-func TestLoggerRedactsConfiguredKeys(t *testing.T) {
-	env := minimal(t)
-	env["PAYSESSION_LOG_REDACT_KEYS"] = "merchant_note"
-	env["PAYSESSION_LOG_FORMAT"] = "text"
-	c, err := load(t, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	c.Logger(&b).Info("x", "merchant_note", "private words", "card", "4111111111111111")
-	if out := b.String(); strings.Contains(out, "private words") || strings.Contains(out, "4111111111111111") {
-		t.Errorf("leak: %s", out)
-	}
-}

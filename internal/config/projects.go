@@ -1,51 +1,28 @@
 package config
 
 import (
-	"crypto/rsa"
 	"fmt"
 	"strings"
-
-	"github.com/paysession/paysession/internal/signing"
 )
 
-// Signer loads the private key and returns the signer of API requests.
-func (c *Config) Signer() (signing.Signer, error) {
-	pad, err := signing.ParsePadding(c.API.SignaturePadding)
-	if err != nil {
-		return nil, fmt.Errorf("%sAPI_SIGNATURE_PADDING: %w", Prefix, err)
-	}
-	k, err := signing.LoadPrivateKey(c.API.PrivateKeyFile)
-	if err != nil {
-		return nil, fmt.Errorf("%sAPI_PRIVATE_KEY_FILE: %w", Prefix, err)
-	}
-	return signing.NewRSASigner(k, pad), nil
+// ProjectKeyFile is one entry of PAYSESSION_API_EXTRA_PROJECTS: a further
+// partner project and the PEM file of the private key that signs its
+// requests.
+type ProjectKeyFile struct {
+	ID      string
+	KeyFile string
 }
 
-// ProjectKey is a further partner project and the signer of its requests.
-type ProjectKey struct {
-	ID     string
-	Signer signing.Signer
-}
-
-// ExtraProjects loads the private key of every project of
-// PAYSESSION_API_EXTRA_PROJECTS (id=path entries, checked by Load), in
-// the order given; each signs with the configured padding.
-func (c *Config) ExtraProjects() ([]ProjectKey, error) {
-	pad, err := signing.ParsePadding(c.API.SignaturePadding)
-	if err != nil {
-		return nil, fmt.Errorf("%sAPI_SIGNATURE_PADDING: %w", Prefix, err)
-	}
-	var out []ProjectKey
+// ExtraProjectKeyFiles returns the entries of PAYSESSION_API_EXTRA_PROJECTS
+// (id=path, checked by Load) in the order given, without reading a key.
+func (c *Config) ExtraProjectKeyFiles() ([]ProjectKeyFile, error) {
+	var out []ProjectKeyFile
 	for _, e := range c.API.ExtraProjects {
 		id, path, ok := splitProject(e)
 		if !ok {
 			return nil, fmt.Errorf("%sAPI_EXTRA_PROJECTS: entry %q is not id=path", Prefix, e)
 		}
-		k, err := signing.LoadPrivateKey(path)
-		if err != nil {
-			return nil, fmt.Errorf("%sAPI_EXTRA_PROJECTS: project %s: %w", Prefix, id, err)
-		}
-		out = append(out, ProjectKey{ID: id, Signer: signing.NewRSASigner(k, pad)})
+		out = append(out, ProjectKeyFile{ID: id, KeyFile: path})
 	}
 	return out, nil
 }
@@ -104,25 +81,4 @@ func headerSafe(s string) bool {
 		}
 	}
 	return true
-}
-
-// WebhookVerifier loads every service public key and returns a verifier that
-// accepts a signature under any of them (key rotation).
-func (c *Config) WebhookVerifier() (signing.Verifier, error) {
-	pad, err := signing.ParsePadding(c.API.SignaturePadding)
-	if err != nil {
-		return nil, fmt.Errorf("%sAPI_SIGNATURE_PADDING: %w", Prefix, err)
-	}
-	if len(c.API.ServicePublicKeys) == 0 {
-		return nil, fmt.Errorf("%sAPI_SERVICE_PUBLIC_KEY_FILES: required", Prefix)
-	}
-	pubs := make([]*rsa.PublicKey, 0, len(c.API.ServicePublicKeys))
-	for _, f := range c.API.ServicePublicKeys {
-		k, err := signing.LoadPublicKey(strings.TrimSpace(f))
-		if err != nil {
-			return nil, fmt.Errorf("%sAPI_SERVICE_PUBLIC_KEY_FILES: %w", Prefix, err)
-		}
-		pubs = append(pubs, k)
-	}
-	return signing.NewRSAVerifier(pad, pubs...), nil
 }

@@ -1,43 +1,28 @@
 package config_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/paysession/paysession/internal/signing"
+	"github.com/paysession/paysession/internal/config"
 )
 
 // TestExtraProjects covers PAYSESSION_API_EXTRA_PROJECTS: each id=path entry
-// loads its own key; malformed, repeated and unreadable entries are named.
+// names its own key file (the connector's wiring loads it); malformed,
+// repeated and unreadable entries are named.
 func TestExtraProjects(t *testing.T) {
 	dir := t.TempDir()
-	k, err := signing.GenerateKey(2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pem := filepath.Join(dir, "shop2.pem")
-	data, err := signing.EncodePrivateKeyPEM(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pem, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	pem, _ := keyFiles(t)
 	env := minimal(t)
 	env["PAYSESSION_API_EXTRA_PROJECTS"] = "shop2=" + pem
 	cfg, err := load(t, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := cfg.ExtraProjects()
-	if err != nil || len(ps) != 1 || ps[0].ID != "shop2" {
-		t.Fatalf("ExtraProjects() = %+v, %v", ps, err)
-	}
-	sig, err := ps[0].Signer.Sign([]byte("{}"))
-	if err != nil || signing.NewRSAVerifier(signing.PKCS1v15, &k.PublicKey).Verify([]byte("{}"), sig) != nil {
-		t.Fatalf("shop2 does not sign with its own key: %v", err)
+	ps, err := cfg.ExtraProjectKeyFiles()
+	if err != nil || len(ps) != 1 || ps[0] != (config.ProjectKeyFile{ID: "shop2", KeyFile: pem}) {
+		t.Fatalf("ExtraProjectKeyFiles() = %+v, %v", ps, err)
 	}
 
 	env["PAYSESSION_API_EXTRA_PROJECTS"] = "nopath, shop2=" + pem + ",shop2=" + pem + "," + env["PAYSESSION_API_PROJECT"] + "=" + pem + ",shop 3=" + pem + ",shop4=" + filepath.Join(dir, "missing.pem")

@@ -12,13 +12,7 @@ import (
 	"time"
 
 	"github.com/paysession/paysession/internal/fields"
-	"github.com/paysession/paysession/internal/logging"
-	"github.com/paysession/paysession/internal/signing"
 )
-
-// heartbeatInterval is the group heartbeat interval of the Kafka clients
-// (franz-go's default); the session timeout must exceed it.
-const heartbeatInterval = 3 * time.Second
 
 // confirmDeadline is the spec's limit for session/confirm; the reconciler
 // must not give up on a session before it.
@@ -117,7 +111,7 @@ func (c *Config) validate(skip map[string]bool) []error {
 	c.validatePipeline(p)
 	c.validateEndpoints(p)
 	c.validatePolicies(p)
-	if _, err := logging.ParseLevel(c.Log.Level); err != nil {
+	if !logLevel(c.Log.Level) {
 		p.add("LOG_LEVEL", "must be debug, info, warn or error, got %q", c.Log.Level)
 	}
 	if !slices.Contains([]string{"json", "text"}, c.Log.Format) {
@@ -148,7 +142,7 @@ func (c *Config) validateAPI(p *problems) {
 		p.file("API_PRIVATE_KEY_FILE", a.PrivateKeyFile)
 	}
 	c.validateExtraProjects(p)
-	if _, err := signing.ParsePadding(a.SignaturePadding); err != nil {
+	if !signaturePadding(a.SignaturePadding) {
 		p.add("API_SIGNATURE_PADDING", "must be pkcs1v15 or pss, got %q", a.SignaturePadding)
 	}
 	if c.Webhook.Enabled && len(a.ServicePublicKeys) == 0 {
@@ -188,8 +182,8 @@ func (c *Config) validateKafka(p *problems) {
 	if k.StaticMembership && k.InstanceID == "" {
 		p.add("KAFKA_INSTANCE_ID", "required with PAYSESSION_KAFKA_STATIC_MEMBERSHIP: the host name may change across restarts, and a member that rejoins under another id leaves its old partitions waiting for the session timeout")
 	}
-	if k.SessionTimeout <= heartbeatInterval {
-		p.add("KAFKA_SESSION_TIMEOUT", "must be longer than the %s heartbeat interval, got %s", heartbeatInterval, k.SessionTimeout)
+	if k.SessionTimeout <= HeartbeatInterval {
+		p.add("KAFKA_SESSION_TIMEOUT", "must be longer than the %s heartbeat interval, got %s", HeartbeatInterval, k.SessionTimeout)
 	}
 	for _, nf := range [][2]string{{"KAFKA_TLS_CA_FILE", k.TLS.CAFile}, {"KAFKA_TLS_CERT_FILE", k.TLS.CertFile}, {"KAFKA_TLS_KEY_FILE", k.TLS.KeyFile}} {
 		name, f := nf[0], nf[1]
@@ -393,4 +387,26 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// logLevel reports whether s names a log level: debug, info, warn (or
+// warning) or error, in any case. The logger reads the same spellings
+// (logging.ParseLevel); a test keeps the two in step.
+func logLevel(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "debug", "info", "", "warn", "warning", "error":
+		return true
+	}
+	return false
+}
+
+// signaturePadding reports whether s names an RSA signature padding:
+// pkcs1v15 (also pkcs1, PKCS1v15 or empty) or pss (PSS). The signer reads
+// the same spellings (signing.ParsePadding); a test keeps the two in step.
+func signaturePadding(s string) bool {
+	switch s {
+	case "", "pkcs1v15", "pkcs1", "PKCS1v15", "pss", "PSS":
+		return true
+	}
+	return false
 }

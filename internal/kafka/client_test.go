@@ -1,6 +1,7 @@
-package config_test
+package kafka_test
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -15,9 +16,35 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sethvargo/go-envconfig"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
+
+	"github.com/paysession/paysession/internal/config"
+	"github.com/paysession/paysession/internal/kafka"
 )
+
+// loadKafka loads the Kafka section of a configuration whose Kafka
+// variables are set, on top of two seed brokers: the variables of the
+// other sections are the least that loads (no webhook, no key to read).
+func loadKafka(t *testing.T, set map[string]string) config.Kafka {
+	t.Helper()
+	env := map[string]string{
+		"PAYSESSION_API_BASE_URL":         "https://pay.example.com",
+		"PAYSESSION_API_PROJECT":          "proj-1",
+		"PAYSESSION_API_PRIVATE_KEY_FILE": os.DevNull,
+		"PAYSESSION_WEBHOOK_ENABLED":      "false",
+		"PAYSESSION_KAFKA_BROKERS":        "kafka-0:9092,kafka-1:9092",
+	}
+	for k, v := range set {
+		env[k] = v
+	}
+	c, err := config.Load(context.Background(), envconfig.MapLookuper(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Kafka
+}
 
 // tlsFiles writes a generated CA certificate and a client key pair it signed.
 func tlsFiles(t *testing.T) (ca, cert, key string) {
@@ -50,7 +77,7 @@ func tlsFiles(t *testing.T) (ca, cert, key string) {
 	return write("ca.pem", "CERTIFICATE", caDER), write("client.pem", "CERTIFICATE", cliDER), write("client.key", "EC PRIVATE KEY", keyDER)
 }
 
-func TestKafkaOpts(t *testing.T) {
+func TestClientOpts(t *testing.T) {
 	ca, cert, key := tlsFiles(t)
 	notPEM := filepath.Join(t.TempDir(), "garbage.pem")
 	if err := os.WriteFile(notPEM, []byte("not a certificate"), 0o600); err != nil {
@@ -83,15 +110,7 @@ func TestKafkaOpts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			env := minimal(t)
-			for k, v := range tc.set {
-				env[k] = v
-			}
-			c, err := load(t, env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts, err := c.KafkaOpts()
+			opts, err := kafka.ClientOpts(loadKafka(t, tc.set))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -121,28 +140,5 @@ func TestKafkaOpts(t *testing.T) {
 				t.Errorf("sasl %v, want %q", mechs, tc.wantSASL)
 			}
 		})
-	}
-}
-
-func TestSignerAndVerifier(t *testing.T) {
-	c, err := load(t, minimal(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Signer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := c.WebhookVerifier()
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := []byte(`{"type":"payment_finished"}`)
-	sig, err := s.Sign(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Verify(body, sig); err != nil {
-		t.Errorf("verify own signature: %v", err)
 	}
 }

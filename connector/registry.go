@@ -1,0 +1,61 @@
+package connector
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/paysession/paysession/internal/config"
+)
+
+// RegistryClient returns a schema registry client of the registry that r
+// describes: its URL, basic auth or a bearer token, and the CA bundle
+// trusted for https (files loaded now, so a bad file is named). A token
+// from PAYSESSION_REGISTRY_TOKEN_FILE is read again at each request, so a
+// rotated token is used. It returns nil, nil without a registry URL.
+// Whether schemas are registered or only looked up is r.LookupOnly, the
+// encoder's choice.
+func RegistryClient(r config.Registry) (*sr.Client, error) {
+	if r.URL == "" {
+		return nil, nil
+	}
+	opts := []sr.ClientOpt{sr.URLs(r.URL)}
+	switch {
+	case r.Username != "":
+		opts = append(opts, sr.BasicAuth(r.Username, r.Password.Reveal()))
+	case r.Token.File() != "":
+		opts = append(opts, sr.PreReq(bearerFromFile(r.Token.File())))
+	case r.Token.IsSet():
+		opts = append(opts, sr.BearerToken(r.Token.Reveal()))
+	}
+	if r.CAFile != "" {
+		pem, err := os.ReadFile(r.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("%sREGISTRY_CA_FILE: %w", config.Prefix, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("%sREGISTRY_CA_FILE: no PEM certificate in %s", config.Prefix, r.CAFile)
+		}
+		opts = append(opts, sr.DialTLSConfig(&tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}))
+	}
+	return sr.NewClient(opts...)
+}
+
+// bearerFromFile sets the Authorization header of each registry request to
+// the token in path, read then.
+func bearerFromFile(path string) func(*http.Request) error {
+	return func(req *http.Request) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("%sREGISTRY_TOKEN_FILE: %w", config.Prefix, err)
+		}
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(b)))
+		return nil
+	}
+}

@@ -1,27 +1,17 @@
 package ingress
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/fields"
+	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/signing"
 )
-
-// Producer is the part of *kgo.Client the ingress uses. The client must be
-// non-transactional, with acks=all and idempotence (franz-go's defaults).
-// TryProduce fails at once when the client's buffer is full, so a long
-// Kafka outage turns into quick 503s instead of blocked handlers.
-type Producer interface {
-	TryProduce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error))
-}
 
 // Defaults of Config's limits.
 const (
@@ -49,10 +39,12 @@ type Config struct {
 	// Verifier checks X-PARTNER-SIGN; build it with signing.NewRSAVerifier
 	// and every current service public key (rotation). Required.
 	Verifier signing.Verifier
-	// Producer publishes the records. Required.
-	Producer Producer
+	// Producer publishes the records with TryProduce, which fails at once
+	// when the client's buffer is full, so a long Kafka outage turns into
+	// quick 503s instead of blocked handlers. Required.
+	Producer outbound.Producer
 	// Encoder encodes the outcome records. Required.
-	Encoder Encoder
+	Encoder outbound.Encoder
 	// UpdatesTopic receives one update per webhook: its session state with
 	// the event id and type as headers, from which the session writer
 	// derives the sessions and webhook-events records. Default
@@ -169,8 +161,3 @@ func (c Config) Validate() error {
 	}
 	return errs.Err()
 }
-
-var (
-	_ Producer = (*kgo.Client)(nil)
-	_ Encoder  = (*codec.Encoder)(nil)
-)

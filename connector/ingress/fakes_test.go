@@ -11,11 +11,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/signing"
 )
 
-// fakeProducer acknowledges, fails or holds records like a kgo.Client.
+// fakeProducer acknowledges, fails or holds records like a kgo.Client. The
+// ingress calls only TryProduce (the embedded nil Producer panics on
+// anything else).
 type fakeProducer struct {
+	outbound.Producer
 	mu       sync.Mutex
 	mode     string // "ok", "fail", "hold"
 	acked    []*kgo.Record

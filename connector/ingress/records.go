@@ -14,12 +14,6 @@ import (
 	"github.com/paysession/paysession/internal/tracing/kafkatrace"
 )
 
-// Encoder encodes an outcome record for a topic (Avro, Confluent or
-// single-object); *codec.Encoder is one.
-type Encoder interface {
-	Encode(ctx context.Context, topic string, rec codec.Record) ([]byte, error)
-}
-
 // webhook is a verified, parsed webhook with the API version to record.
 type webhook struct {
 	Type    string

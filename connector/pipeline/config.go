@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +12,7 @@ import (
 	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/connector/topics"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
@@ -62,12 +62,6 @@ func DefaultTopics() Topics {
 	return t
 }
 
-// Encoder encodes an outcome record (command result, session state, dead
-// letter) as the value of a record of topic. *codec.Encoder implements it.
-type Encoder interface {
-	Encode(ctx context.Context, topic string, rec codec.Record) ([]byte, error)
-}
-
 // StateFunc normalizes an API session into a masked session state; source
 // is a codec.SessionSource value. Default: sessionstate.FromAPI.
 type StateFunc func(s *payapi.Session, source string, observedAt time.Time, apiVersion int) *codec.SessionState
@@ -92,10 +86,10 @@ type Config struct {
 	// zero value assumes Kafka's defaults.
 	Limits topics.Report
 
-	API     API       // the payment API client (required)
-	Decoder Decoder   // command decoder (required)
-	Encoder Encoder   // outcome encoder (required)
-	States  StateFunc // session normalizer (default sessionstate.FromAPI)
+	API     API              // the payment API client (required)
+	Decoder Decoder          // command decoder (required)
+	Encoder outbound.Encoder // outcome encoder (required)
+	States  StateFunc        // session normalizer (default sessionstate.FromAPI)
 	// APIVersion is recorded on outcomes (default 1).
 	APIVersion int
 

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
@@ -25,21 +26,11 @@ type API interface {
 	FPSBanks(ctx context.Context, opts ...payapi.CallOption) ([]payapi.FPSBank, error)
 }
 
-// Producer is the part of *kgo.Client used: acks=all, idempotent.
-type Producer interface {
-	ProduceSync(ctx context.Context, rs ...*kgo.Record) kgo.ProduceResults
-}
-
-// Encoder encodes an outcome record.
-type Encoder interface {
-	Encode(ctx context.Context, topic string, rec codec.Record) ([]byte, error)
-}
-
 // Config configures the publishers. A zero interval turns one off.
 type Config struct {
-	API      API      // required when any interval is set
-	Producer Producer // required when any interval is set
-	Encoder  Encoder  // required when any interval is set
+	API      API               // required when any interval is set
+	Producer outbound.Producer // required when any interval is set; publishes with ProduceSync
+	Encoder  outbound.Encoder  // required when any interval is set
 	// WalletInterval publishes the wallet balances this often; 0 = off.
 	WalletInterval time.Duration
 	// BanksInterval publishes the FPS bank list this often; 0 = off.
@@ -207,8 +198,4 @@ func (p *Publishers) PublishFPSBanks(ctx context.Context) error {
 	return nil
 }
 
-var (
-	_ Producer = (*kgo.Client)(nil)
-	_ API      = (*payapi.Client)(nil)
-	_ Encoder  = (*codec.Encoder)(nil)
-)
+var _ API = (*payapi.Client)(nil)

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
@@ -26,7 +27,10 @@ func (a fakeAPI) FPSBanks(context.Context, ...payapi.CallOption) ([]payapi.FPSBa
 	return []payapi.FPSBank{{ID: "100000000111", EngName: "Bank", RuName: "Банк"}}, a.err
 }
 
+// fakeProducer records what the publishers produce; they call only
+// ProduceSync (the embedded nil Producer panics on anything else).
 type fakeProducer struct {
+	outbound.Producer
 	mu   sync.Mutex
 	recs []*kgo.Record
 }
@@ -52,7 +56,7 @@ func (jsonEncoder) Encode(_ context.Context, _ string, rec codec.Record) ([]byte
 
 var now = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 
-func newPublishers(t *testing.T, api API, prod Producer, wallet, banks time.Duration) *Publishers {
+func newPublishers(t *testing.T, api API, prod outbound.Producer, wallet, banks time.Duration) *Publishers {
 	t.Helper()
 	p, err := New(Config{API: api, Producer: prod, Encoder: jsonEncoder{}, WalletInterval: wallet, BanksInterval: banks,
 		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/fields"
+	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
@@ -18,19 +19,6 @@ import (
 type API interface {
 	Status(ctx context.Context, sessionID string, opts ...payapi.CallOption) (*payapi.Session, error)
 	Confirm(ctx context.Context, sessionID string, opts ...payapi.CallOption) (*payapi.Session, error)
-}
-
-// Producer is the part of *kgo.Client the reconciler publishes with: a
-// non-transactional client with acks=all and idempotence. TryProduce never
-// blocks (a full buffer fails the record at once with kgo.ErrMaxBuffered),
-// so a long Kafka outage fails polls instead of piling up workers.
-type Producer interface {
-	TryProduce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error))
-}
-
-// Encoder encodes an outcome record.
-type Encoder interface {
-	Encode(ctx context.Context, topic string, rec codec.Record) ([]byte, error)
 }
 
 // DefaultMaxAge is Config.MaxAge's default. The spec's timers end far
@@ -58,10 +46,12 @@ type Config struct {
 	// writes them to SessionsTopic when they are newer. Default
 	// "payments.sessions.updates".
 	UpdatesTopic string
-	// Producer publishes polled states. Required.
-	Producer Producer
+	// Producer publishes polled states with TryProduce, which never blocks,
+	// so a long Kafka outage fails polls instead of piling up workers.
+	// Required.
+	Producer outbound.Producer
 	// Encoder encodes them. Required.
-	Encoder Encoder
+	Encoder outbound.Encoder
 	// Decoder reads the sessions topic. Default: a CodecStateDecoder
 	// without a registry (single-object values, and JSON).
 	Decoder StateDecoder
@@ -167,8 +157,4 @@ func (c Config) Validate() error {
 	return errs.Err()
 }
 
-var (
-	_ Producer = (*kgo.Client)(nil)
-	_ API      = (*payapi.Client)(nil)
-	_ Encoder  = (*codec.Encoder)(nil)
-)
+var _ API = (*payapi.Client)(nil)

@@ -11,17 +11,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/outbound"
 )
 
 // Decoder decodes an outcome record of either encoding; *codec.Decoder is
 // one.
 type Decoder interface {
 	DecodeRecord(ctx context.Context, value []byte, v codec.Record) error
-}
-
-// Encoder encodes an outcome record for a topic; *codec.Encoder is one.
-type Encoder interface {
-	Encode(ctx context.Context, topic string, rec codec.Record) ([]byte, error)
 }
 
 // Config configures a Writer. Zero durations take the defaults shown.
@@ -53,7 +49,7 @@ type Config struct {
 	// Required.
 	Decoder Decoder
 	// Encoder encodes webhook events. Required.
-	Encoder Encoder
+	Encoder outbound.Encoder
 	// Clock is the time source. Default time.Now.
 	Clock func() time.Time
 	// Logger. Default slog.Default().

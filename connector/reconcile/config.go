@@ -86,8 +86,9 @@ type Config struct {
 	Registerer prometheus.Registerer
 	// Logger is required.
 	Logger *slog.Logger
-	// Clock default: the system clock.
-	Clock Clock
+	// Now tells the time that quietness, backoff and deadlines are measured
+	// on; tests share the sandbox's fake clock. Default time.Now.
+	Now func() time.Time
 }
 
 func (c *Config) defaults() {
@@ -107,8 +108,8 @@ func (c *Config) defaults() {
 			c.Decoder = CodecStateDecoder{Decoder: dec}
 		}
 	}
-	if c.Clock == nil {
-		c.Clock = systemClock{}
+	if c.Now == nil {
+		c.Now = time.Now
 	}
 }
 

@@ -53,7 +53,7 @@ func (r *Reconciler) confirm(ctx context.Context, t task) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("auto-confirm: %w", err)
 	}
-	fresh := sessionstate.FromAPI(s, string(codec.SourcePoll), r.cfg.Clock.Now(), r.cfg.APIVersion)
+	fresh := sessionstate.FromAPI(s, string(codec.SourcePoll), r.cfg.Now(), r.cfg.APIVersion)
 	targets := confirmTargets(&fresh.Session)
 	key := confirmKey(t.id, targets)
 	if !r.cfg.Confirm.AutoConfirms(&fresh.Session) || r.pending.answered(t.id, key) {
@@ -64,7 +64,7 @@ func (r *Reconciler) confirm(ctx context.Context, t task) (bool, error) {
 	resp, cerr := r.cfg.API.Confirm(ctx, t.id, append(t.route(), payapi.WithIdempotencyKey(key))...)
 	var answer *codec.SessionState
 	if cerr == nil && resp != nil {
-		answer = sessionstate.FromAPI(resp, string(codec.SourceAPIResponse), r.cfg.Clock.Now(), r.cfg.APIVersion)
+		answer = sessionstate.FromAPI(resp, string(codec.SourceAPIResponse), r.cfg.Now(), r.cfg.APIVersion)
 		answer.IdempotencyKey = &key
 	}
 	result := confirmOutcome(&fresh.Session, targets, answer, cerr)

@@ -37,7 +37,7 @@ func TestReadyAfterReadingToTheEnd(t *testing.T) {
 	}
 
 	rec, err := New(Config{Brokers: brokers, Producer: prod, Encoder: jsonEncoder{}, API: &fakeAPI{},
-		Logger: slog.New(slog.DiscardHandler), Group: "g-ready", Clock: &fakeClock{now: t0}})
+		Logger: slog.New(slog.DiscardHandler), Group: "g-ready", Now: (&fakeClock{now: t0}).Now})
 	if err != nil {
 		t.Fatal(err)
 	}

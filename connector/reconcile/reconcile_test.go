@@ -120,7 +120,7 @@ func newRigWith(t *testing.T, policy ConfirmPolicy, mutate func(*Config)) *rig {
 	}
 	cfg := Config{
 		Brokers: brokers, Producer: prod, Encoder: jsonEncoder{}, API: g.api, Confirm: policy,
-		QuietAfter: 5 * time.Minute, Tick: 10 * time.Millisecond, Clock: g.clock,
+		QuietAfter: 5 * time.Minute, Tick: 10 * time.Millisecond, Now: g.clock.Now,
 		Logger: slog.New(slog.DiscardHandler), Group: "g-" + t.Name(), SessionsTopic: topic, UpdatesTopic: topic,
 	}
 	if mutate != nil {

@@ -132,7 +132,7 @@ func (r *Reconciler) scan(ctx context.Context) error {
 		case <-t.C:
 		}
 		free := cap(sem) - len(sem)
-		for _, task := range r.pending.due(r.cfg.Clock.Now(), free) {
+		for _, task := range r.pending.due(r.cfg.Now(), free) {
 			sem <- struct{}{}
 			r.workers.Add(1)
 			go func() {

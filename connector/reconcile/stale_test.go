@@ -138,7 +138,7 @@ func TestStaleMarkerOnTheTopic(t *testing.T) {
 	// A reconciler that reads the topic from the start knows the session is
 	// stale: nothing is due for it, however late.
 	again := g.start(t, Config{Brokers: g.brokers, Producer: g.prod, Encoder: jsonEncoder{}, API: g.api,
-		QuietAfter: 5 * time.Minute, MaxAge: maxAge, Tick: time.Hour, Clock: g.clock,
+		QuietAfter: 5 * time.Minute, MaxAge: maxAge, Tick: time.Hour, Now: g.clock.Now,
 		Logger: g.rec.log, Group: "g-again-" + t.Name()})
 	waitFor(t, "restarted reconciler read the marker", func() bool { return g.isStale(again, "ps_old") })
 	if tasks := again.pending.due(g.clock.Now().Add(1000*time.Hour), 10); len(tasks) != 0 {

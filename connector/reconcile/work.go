@@ -73,7 +73,7 @@ func (r *Reconciler) run(ctx context.Context, t task) {
 		log.WarnContext(ctx, "reconcile call failed", slog.Int("action", int(t.act)), slog.Any("error", err))
 	}
 	endTaskSpan(span, learned, err)
-	r.pending.done(t, r.cfg.Clock.Now(), learned, r.backoff)
+	r.pending.done(t, r.cfg.Now(), learned, r.backoff)
 }
 
 // poll fetches the session's state and publishes it when it is newer; a
@@ -106,7 +106,7 @@ func (r *Reconciler) status(ctx context.Context, t task) (*payapi.Session, error
 // publishPolled publishes what session/status answered when it is newer;
 // a warning task publishes it in any case, with the deadline headers.
 func (r *Reconciler) publishPolled(ctx context.Context, t task, s *payapi.Session) (bool, error) {
-	st := sessionstate.FromAPI(s, string(codec.SourcePoll), r.cfg.Clock.Now(), r.cfg.APIVersion)
+	st := sessionstate.FromAPI(s, string(codec.SourcePoll), r.cfg.Now(), r.cfg.APIVersion)
 	var headers []kgo.RecordHeader
 	warn := t.act == actWarn && WaitsForConfirm(&st.Session)
 	if warn {

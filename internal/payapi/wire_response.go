@@ -277,3 +277,335 @@ func (w *wireRefundIn) model(prefix string, dropped *droppedTimes) Refund {
 	dropped.read(&r.FinishedAt, w.FinishedAt, prefix+"finished_at")
 	return r
 }
+
+// The version-independent parts: instruments, fees, customer interaction.
+
+type wireInstrumentIn struct {
+	Type        string          `json:"type"`
+	Card        *wireCardIn     `json:"card"`
+	BankAccount json.RawMessage `json:"bank_account"`
+}
+
+type wireCardIn struct {
+	Type          string             `json:"type"`
+	BankCard      *wireBankCard      `json:"bank_card"`
+	TokenizedCard *wireTokenizedCard `json:"tokenized_card"`
+	EncryptedCard *wireEncryptedCard `json:"encrypted_card"`
+	Last4         string             `json:"last4"`
+	Brand         string             `json:"brand"`
+	BIN           string             `json:"bin"`
+	CountryISO3   string             `json:"country_iso3"`
+}
+
+func decodeInstrument(raw json.RawMessage) (*Instrument, error) {
+	if absent(raw) {
+		return nil, nil
+	}
+	var w wireInstrumentIn
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, fmt.Errorf("instrument: %w", err)
+	}
+	in := &Instrument{Type: w.Type}
+	switch {
+	case w.Type == InstrumentCard && w.Card != nil:
+		in.Card = w.Card.model()
+	case w.Type == InstrumentBankAccount && !absent(w.BankAccount):
+		ba, err := decodeBankAccount(w.BankAccount)
+		if err != nil {
+			return nil, err
+		}
+		in.BankAccount = ba
+	default:
+		in.Raw = append(json.RawMessage(nil), raw...)
+	}
+	return in, nil
+}
+
+func (w *wireCardIn) model() *Card {
+	c := &Card{Type: w.Type, Last4: w.Last4, Brand: w.Brand, BIN: w.BIN, CountryISO3: w.CountryISO3}
+	if b := w.BankCard; b != nil {
+		c.BankCard = &BankCard{Number: b.Number, ExpirationMonth: b.ExpirationMonth,
+			ExpirationYear: b.ExpirationYear, SecurityCode: b.SecurityCode}
+	}
+	if t := w.TokenizedCard; t != nil {
+		c.TokenizedCard = &TokenizedCard{Token: t.Token}
+	}
+	if e := w.EncryptedCard; e != nil {
+		c.EncryptedCard = &EncryptedCard{NumberHash: e.NumberHash}
+	}
+	return c
+}
+
+func decodeBankAccount(raw json.RawMessage) (*BankAccount, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("bank_account: %w", err)
+	}
+	var st string
+	if err := json.Unmarshal(m["system_type"], &st); err != nil && m["system_type"] != nil {
+		return nil, fmt.Errorf("bank_account.system_type: %w", err)
+	}
+	ba := &BankAccount{SystemType: st}
+	member := m[st]
+	if absent(member) {
+		return ba, nil
+	}
+	switch st {
+	case SystemRU:
+		var r wireRU
+		if err := json.Unmarshal(member, &r); err != nil {
+			return nil, fmt.Errorf("bank_account.ru: %w", err)
+		}
+		ba.RU = &RUAccount{BIC: r.BIC, Account: r.Account, FullName: r.FullName, Description: r.Description, IsFast: r.IsFast}
+	case SystemFPS:
+		var f wireFPS
+		if err := json.Unmarshal(member, &f); err != nil {
+			return nil, fmt.Errorf("bank_account.%s: %w", SystemFPS, err)
+		}
+		ba.FPS = &FPSVerification{Phone: f.Phone, BankID: f.BankID}
+	default:
+		ba.Raw = append(json.RawMessage(nil), member...)
+	}
+	return ba, nil
+}
+
+type wireAmounts struct {
+	Fee *struct {
+		MerchantFee *wireAmount `json:"merchant_fee"`
+	} `json:"fee"`
+}
+
+func (w *wireAmounts) model() *Amounts {
+	if w == nil {
+		return nil
+	}
+	a := &Amounts{}
+	if w.Fee != nil {
+		a.MerchantFee = fromWireAmount(w.Fee.MerchantFee)
+	}
+	return a
+}
+
+type wireInteraction struct {
+	Type     string `json:"type"`
+	Redirect *struct {
+		URL     string                     `json:"url"`
+		BaseURL string                     `json:"base_url"`
+		Method  string                     `json:"method"`
+		QS      map[string]json.RawMessage `json:"qs"`
+		Params  map[string]json.RawMessage `json:"params"`
+	} `json:"redirect"`
+}
+
+func (w *wireInteraction) model() *CustomerInteraction {
+	if w == nil {
+		return nil
+	}
+	ci := &CustomerInteraction{Type: w.Type}
+	if r := w.Redirect; r != nil {
+		ci.Redirect = &Redirect{URL: r.URL, BaseURL: r.BaseURL, Method: r.Method, QS: stringMap(r.QS), Params: stringMap(r.Params)}
+	}
+	return ci
+}
+
+// stringMap keeps string values unquoted and other values as JSON text.
+func stringMap(m map[string]json.RawMessage) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			out[k] = s
+		} else {
+			out[k] = string(v)
+		}
+	}
+	return out
+}
+
+func fromWireAmount(w *wireAmount) *Amount {
+	if w == nil {
+		return nil
+	}
+	return &Amount{Value: w.Amount, Currency: w.Currency}
+}
+
+func fromWireCustomer(w *wireCustomer) *Customer {
+	if w == nil {
+		return nil
+	}
+	c := &Customer{Reference: w.Reference}
+	for _, ct := range w.Contacts {
+		c.Contacts = append(c.Contacts, Contact{Email: ct.Email})
+	}
+	return c
+}
+
+func fromWireTxInfo(w *wireTransactionInfo) *TransactionInfo {
+	if w == nil {
+		return nil
+	}
+	return &TransactionInfo{RRN: w.RRN, AuthCode: w.AuthCode}
+}
+
+func fromWireOptions(w *wirePaymentOptions) *PaymentOptions {
+	if w == nil {
+		return nil
+	}
+	return &PaymentOptions{ReturnURL: w.ReturnURL}
+}
+
+func fromWireParticipants(w *wireParticipants) *ParticipantDetails {
+	if w == nil {
+		return nil
+	}
+	p := &ParticipantDetails{}
+	if r := w.Recipient; r != nil {
+		p.Recipient = &Recipient{FullName: r.FullName, FirstName: r.FirstName, LastName: r.LastName, MiddleName: r.MiddleName}
+	}
+	if s := w.Sender; s != nil {
+		p.Sender = &Sender{FullName: s.FullName, FirstName: s.FirstName, LastName: s.LastName, City: s.City,
+			Street: s.Street, IPv4: s.IPv4, PostalCode: s.PostalCode, Email: s.Email}
+	}
+	return p
+}
+
+var errMissingResult = errors.New("ok envelope without its result member")
+
+// The results of the v1-only methods.
+
+type wireFPSBank struct {
+	ID      string `json:"id"`
+	EngName string `json:"eng_name"`
+	RuName  string `json:"ru_name"`
+}
+
+func decodeBanks(raw json.RawMessage) ([]FPSBank, error) {
+	if absent(raw) {
+		return nil, errMissingResult
+	}
+	var ws []wireFPSBank
+	if err := json.Unmarshal(raw, &ws); err != nil {
+		return nil, fmt.Errorf("banks: %w", err)
+	}
+	out := make([]FPSBank, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, FPSBank{ID: w.ID, EngName: w.EngName, RuName: w.RuName})
+	}
+	return out, nil
+}
+
+// wireRecurrent keeps its times raw: they are secondary timestamps, read
+// leniently (see timestamp.go).
+type wireRecurrent struct {
+	Token      string          `json:"token"`
+	CreatedAt  json.RawMessage `json:"created_at"`
+	FinishedAt json.RawMessage `json:"finished_at"`
+	IsActive   bool            `json:"is_active"`
+	Type       string          `json:"type"`
+}
+
+// decodeRecurrent reads a recurring token; an unreadable time is left unset
+// and its path added to dropped.
+func decodeRecurrent(raw json.RawMessage) (*RecurringToken, droppedTimes, error) {
+	if absent(raw) {
+		return nil, nil, errMissingResult
+	}
+	var w wireRecurrent
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, nil, fmt.Errorf("recurrent: %w", err)
+	}
+	var dropped droppedTimes
+	return w.model("recurrent.", &dropped), dropped, nil
+}
+
+// model maps a recurring token; an unreadable time is left unset and its
+// path (below prefix) added to dropped.
+func (w *wireRecurrent) model(prefix string, dropped *droppedTimes) *RecurringToken {
+	t := &RecurringToken{Token: w.Token, IsActive: w.IsActive, Type: w.Type}
+	dropped.readValue(&t.CreatedAt, w.CreatedAt, prefix+"created_at")
+	dropped.read(&t.FinishedAt, w.FinishedAt, prefix+"finished_at")
+	return t
+}
+
+func decodePublicToken(raw json.RawMessage) (string, error) {
+	if absent(raw) {
+		return "", errMissingResult
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("public_token: %w", err)
+	}
+	return s, nil
+}
+
+type wireCardToken struct {
+	Token string `json:"token"`
+	Info  *struct {
+		MaskedCardNumber string `json:"masked_card_number"`
+		CardNetwork      string `json:"card_network"`
+		CardType         string `json:"card_type"`
+	} `json:"info"`
+}
+
+func decodeCardTokens(raw json.RawMessage) (map[string]CardTokenInfo, error) {
+	if absent(raw) {
+		return nil, errMissingResult
+	}
+	var ws map[string]wireCardToken
+	if err := json.Unmarshal(raw, &ws); err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	out := make(map[string]CardTokenInfo, len(ws))
+	for ref, w := range ws {
+		ti := CardTokenInfo{Token: w.Token}
+		if w.Info != nil {
+			// The service sends the number masked; scrub in case it did not.
+			ti.MaskedCardNumber = scrubDigits(w.Info.MaskedCardNumber)
+			ti.CardNetwork, ti.CardType = w.Info.CardNetwork, w.Info.CardType
+		}
+		out[ref] = ti
+	}
+	return out, nil
+}
+
+type wireTokenInfoIn struct {
+	NumberHash string `json:"number_hash"`
+	Brand      string `json:"brand"`
+	Last4      string `json:"last4"`
+	Type       string `json:"type"`
+}
+
+func decodeTokenInfo(raw json.RawMessage) (*TokenInfo, error) {
+	if absent(raw) {
+		return nil, errMissingResult
+	}
+	var w wireTokenInfoIn
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, fmt.Errorf("info: %w", err)
+	}
+	return &TokenInfo{NumberHash: w.NumberHash, Brand: w.Brand, Last4: w.Last4, Type: w.Type,
+		Raw: append(json.RawMessage(nil), raw...)}, nil
+}
+
+type wireWallet struct {
+	ID            string      `json:"id"`
+	AmountDetails *wireAmount `json:"amount_details"`
+}
+
+func decodeWallets(raw json.RawMessage) ([]Wallet, error) {
+	if absent(raw) {
+		return nil, errMissingResult
+	}
+	var ws []wireWallet
+	if err := json.Unmarshal(raw, &ws); err != nil {
+		return nil, fmt.Errorf("wallets: %w", err)
+	}
+	out := make([]Wallet, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, Wallet{ID: w.ID, Amount: fromWireAmount(w.AmountDetails)})
+	}
+	return out, nil
+}

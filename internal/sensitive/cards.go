@@ -170,6 +170,7 @@ func (r *run) read(k int) bool {
 func (r *run) longest(i int) (int, bool) {
 	best, ok := 0, false
 	n := 0
+	var digits [maxCardDigits]byte // the candidate's digits, separators and escapes skipped
 	for j := i; r.read(j); j++ {
 		g := r.at(j)
 		if j > i && (!groupSized(g.n) || !groupSized(r.at(i).n) || g.sep != r.at(i+1).sep) {
@@ -178,7 +179,7 @@ func (r *run) longest(i int) (int, bool) {
 		if n += g.n; n > maxCardDigits {
 			break
 		}
-		if n >= minCardDigits && luhnText(r.s, r.at(i).start, g.end, n) {
+		if n >= minCardDigits && luhn(appendDigits(digits[:0], r.s, r.at(i).start, g.end)) {
 			best, ok = j, true
 		}
 	}
@@ -213,28 +214,6 @@ func appendDigits(dst []byte, s string, start, end int) []byte {
 		i += l
 	}
 	return dst
-}
-
-// luhnText reports whether the n digits of s[start:end] (separators and
-// escapes skipped) pass the Luhn check.
-func luhnText(s string, start, end, n int) bool {
-	sum, idx := 0, 0
-	for i := start; i < end; {
-		k, l, c := unitAt(s, i)
-		i += l
-		if k != unitDigit {
-			continue
-		}
-		d := int(c - '0')
-		if (n-1-idx)%2 == 1 {
-			if d *= 2; d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		idx++
-	}
-	return sum%10 == 0
 }
 
 // nextGroup returns the start of the group that continues the run after a

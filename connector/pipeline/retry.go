@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/paysession/paysession/internal/retry"
 )
 
 // RetryPolicy bounds how a command retries retryable API errors: exponential
@@ -65,11 +67,7 @@ func newBackoff(p RetryPolicy, seed uint64) *backoff {
 // only up to Max (a Retry-After of a day must not hold a command for a day:
 // its budget decides when to give up).
 func (b *backoff) wait(attempts int, retryAfter time.Duration) time.Duration {
-	ceil := b.policy.Initial
-	for i := 1; i < attempts && ceil < b.policy.Max; i++ {
-		ceil *= 2
-	}
-	ceil = min(ceil, b.policy.Max)
+	ceil := retry.Doubling{Initial: b.policy.Initial, Max: b.policy.Max}.After(attempts - 1)
 	b.mu.Lock()
 	d := time.Duration(b.rnd.Int64N(int64(ceil) + 1))
 	b.mu.Unlock()

@@ -228,7 +228,7 @@ func (g *rig) newReconciler(t *testing.T, policy reconcile.ConfirmPolicy) *recon
 		Brokers: g.brokers, Group: "reconciler-" + g.sessions, SessionsTopic: g.sessions, UpdatesTopic: g.updates,
 		Producer: g.prod, Encoder: encoder(t), API: g.api, Confirm: policy,
 		QuietAfter: 5 * time.Minute, MaxBackoff: 10 * time.Minute, Tick: 20 * time.Millisecond,
-		Clock: g.sim, Logger: testLogger(),
+		Now: g.simNow, Logger: testLogger(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ var packageTable = []packageRow{
 	{Pkg: "connector/redrive", Owns: "re-publishing dead letters to their source topics",
 		May: []string{"stdlib", internal, franz}},
 	{Pkg: "connector/kit", Owns: "public Go package of the topics: encode commands, decode outcomes, newest state per session, webhook dedupe",
-		May: []string{"stdlib", "connector/sessionstate", "internal/codec", "internal/kafka", "internal/sensitive", "schemas", franz}},
+		May: []string{"stdlib", "connector/sessionstate", "internal/codec", "internal/config", "internal/kafka", "internal/sensitive", "schemas", franz}},
 	{Pkg: "internal/payapi", Owns: "typed API client: every endpoint, signing of requests, error classes",
 		May: []string{"stdlib", "internal/signing", "internal/sensitive", "internal/tracing", otel,
 			"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"}},
@@ -126,8 +126,6 @@ var importRules = []importRule{
 		From: "connector", Forbid: []string{"schemas/..."}},
 	{Why: "configuration describes and does not build clients, so it needs no client library",
 		From: "internal/config/...", Forbid: []string{franz, "internal/signing/...", "internal/logging/..."}},
-	{Why: "the public package is configured by its user's code, not by the connector's environment",
-		From: "connector/kit", Forbid: []string{"internal/config/..."}},
 }
 
 var update = flag.Bool("update", false, "rewrite README.md's Package layout section from the package table")

@@ -14,7 +14,6 @@ import (
 // record.
 type delivery struct {
 	eventID string
-	created time.Time
 
 	mu        sync.Mutex
 	built     bool

@@ -109,7 +109,7 @@ func (in *Ingress) accept(w http.ResponseWriter, r *http.Request, wh *webhook, e
 		span.SetAttributes(attribute.String("paysession.session_id", wh.Session.ID))
 	}
 	received := in.cfg.Now()
-	d, _ := in.deliveries.getOrCreate(eventID, received, func() *delivery { return &delivery{} })
+	d, _ := in.deliveries.GetOrAdd(eventID, received, func() *delivery { return &delivery{eventID: eventID} })
 	a, err := in.publish(r.Context(), d, wh, eventID, received)
 	if err != nil {
 		log.ErrorContext(ctx, "webhook records not built", slog.Any("error", err))

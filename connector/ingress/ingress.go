@@ -6,15 +6,22 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/paysession/paysession/internal/lru"
 )
 
 // Ingress is the webhook endpoint. It is an http.Handler to mount on the
 // connector's HTTP server; Run ties its lifetime to a context.
 type Ingress struct {
-	cfg        Config
-	paths      map[string]*string // served URL path → its project (nil: the default)
-	metrics    *metrics
-	deliveries *deliveries
+	cfg     Config
+	paths   map[string]*string // served URL path → its project (nil: the default)
+	metrics *metrics
+	// deliveries remembers webhooks by event id: those being published (so
+	// a redelivery waits for the first attempt instead of producing twice),
+	// those published (answered 200 again without publishing) and those
+	// that failed (retried with only the records Kafka did not take);
+	// bounded by DedupeMaxEntries and DedupeTTL.
+	deliveries *lru.Cache[string, *delivery]
 
 	baseCtx  context.Context // cancels records still buffered at hard stop
 	cancel   context.CancelFunc
@@ -32,8 +39,8 @@ func New(cfg Config) (*Ingress, error) {
 		return nil, fmt.Errorf("webhook ingress config: %w", err)
 	}
 	cfg.defaults()
-	d := newDeliveries(cfg.DedupeTTL, cfg.DedupeMaxEntries)
-	m, err := newMetrics(cfg.Registerer, d)
+	d := lru.New[string, *delivery](cfg.DedupeMaxEntries, cfg.DedupeTTL)
+	m, err := newMetrics(cfg.Registerer, func() int { return d.Len(cfg.Now()) })
 	if err != nil {
 		return nil, fmt.Errorf("webhook ingress metrics: %w", err)
 	}

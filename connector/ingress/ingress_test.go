@@ -199,8 +199,8 @@ func TestDuplicatesAndReplays(t *testing.T) {
 			t.Fatalf("%s: records %v, want %d updates", s.name, got, s.updates)
 		}
 	}
-	for el := f.in.deliveries.lru.Front(); el != nil; el = el.Next() {
-		if d := el.Value.(*delivery); !d.published || d.record != nil {
+	for _, d := range f.in.deliveries.All(time.Now()) {
+		if !d.published || d.record != nil {
 			t.Fatalf("delivery %s keeps its records after publishing", d.eventID)
 		}
 	}
@@ -266,19 +266,23 @@ func TestConfigValidateNamesEveryField(t *testing.T) {
 	}
 }
 
+// TestDedupeCacheIsBounded: the ingress remembers at most
+// DedupeMaxEntries event ids, each for DedupeTTL.
 func TestDedupeCacheIsBounded(t *testing.T) {
-	d := newDeliveries(time.Hour, 2)
+	f := newFixture(t, func(c *Config) { c.DedupeMaxEntries, c.DedupeTTL = 2, time.Hour })
+	d := f.in.deliveries
 	now := time.Now()
+	mk := func() *delivery { return &delivery{} }
 	for i := 0; i < 5; i++ {
-		d.getOrCreate(fmt.Sprint(i), now, func() *delivery { return &delivery{} })
+		d.GetOrAdd(fmt.Sprint(i), now, mk)
 	}
-	if d.len() != 2 {
-		t.Fatalf("len = %d, want 2", d.len())
+	if n := d.Len(now); n != 2 {
+		t.Fatalf("len = %d, want 2", n)
 	}
-	if _, created := d.getOrCreate("4", now, func() *delivery { return &delivery{} }); created {
+	if _, created := d.GetOrAdd("4", now, mk); created {
 		t.Fatal("newest id forgotten")
 	}
-	if _, created := d.getOrCreate("4", now.Add(2*time.Hour), func() *delivery { return &delivery{} }); !created {
+	if _, created := d.GetOrAdd("4", now.Add(2*time.Hour), mk); !created {
 		t.Fatal("expired id remembered")
 	}
 }

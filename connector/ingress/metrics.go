@@ -28,7 +28,7 @@ const (
 	verdictOverloaded     = "overloaded" // beyond MaxInFlight: 503 with Retry-After
 )
 
-func newMetrics(reg prometheus.Registerer, dedupe *deliveries) (*metrics, error) {
+func newMetrics(reg prometheus.Registerer, dedupeEntries func() int) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "paysession_webhook_requests_total",
@@ -66,7 +66,7 @@ func newMetrics(reg prometheus.Registerer, dedupe *deliveries) (*metrics, error)
 	entries := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "paysession_webhook_dedupe_entries",
 		Help: "Event ids remembered by this replica's webhook dedupe cache.",
-	}, func() float64 { return float64(dedupe.len()) })
+	}, func() float64 { return float64(dedupeEntries()) })
 	if _, err = register(reg, prometheus.Collector(entries)); err != nil {
 		return nil, err
 	}

@@ -1,11 +1,11 @@
 package kit
 
 import (
-	"container/list"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
+
+	"github.com/paysession/paysession/internal/lru"
 )
 
 // SeenConfig bounds the memory of a Seen.
@@ -39,15 +39,8 @@ func (c SeenConfig) Validate() error {
 // (a redelivery to another replica, a replay after a restart), always with
 // the same event id. It is safe for concurrent use.
 type Seen struct {
-	cfg   SeenConfig
-	mu    sync.Mutex
-	lru   *list.List // front = newest; values seenEntry
-	index map[string]*list.Element
-}
-
-type seenEntry struct {
-	id string
-	at time.Time
+	now func() time.Time
+	ids *lru.Cache[string, struct{}]
 }
 
 // NewSeen returns an empty Seen.
@@ -64,41 +57,15 @@ func NewSeen(cfg SeenConfig) (*Seen, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Seen{cfg: cfg, lru: list.New(), index: map[string]*list.Element{}}, nil
+	return &Seen{now: cfg.Now, ids: lru.New[string, struct{}](cfg.MaxEntries, cfg.TTL)}, nil
 }
 
 // First reports whether eventID is seen for the first time within TTL, and
 // remembers it: act on an event only when First returns true.
 func (s *Seen) First(eventID string) bool {
-	now := s.cfg.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.expire(now)
-	if _, ok := s.index[eventID]; ok {
-		return false
-	}
-	s.index[eventID] = s.lru.PushFront(seenEntry{id: eventID, at: now})
-	for s.lru.Len() > s.cfg.MaxEntries {
-		s.drop(s.lru.Back())
-	}
-	return true
+	_, first := s.ids.GetOrAdd(eventID, s.now(), func() struct{} { return struct{}{} })
+	return first
 }
 
 // Len returns the number of event ids remembered.
-func (s *Seen) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.expire(s.cfg.Now())
-	return s.lru.Len()
-}
-
-func (s *Seen) expire(now time.Time) {
-	for el := s.lru.Back(); el != nil && now.Sub(el.Value.(seenEntry).at) >= s.cfg.TTL; el = s.lru.Back() {
-		s.drop(el)
-	}
-}
-
-func (s *Seen) drop(el *list.Element) {
-	s.lru.Remove(el)
-	delete(s.index, el.Value.(seenEntry).id)
-}
+func (s *Seen) Len() int { return s.ids.Len(s.now()) }

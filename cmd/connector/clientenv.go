@@ -54,6 +54,7 @@ func kitTopics(t config.Topics) kit.Topics {
 		out.Commands[codec.CommandKind(k)] = topic
 	}
 	out.Retry, out.Attempts, out.CommandResults, out.Sessions = t.Retry, t.Attempts, t.CommandResults, t.Sessions
+	out.SessionUpdates = t.SessionUpdates
 	out.WebhookEvents, out.DeadLetter, out.WalletBalances, out.FPSBanks = t.WebhookEvents, t.DeadLetter, t.WalletBalances, t.FPSBanks
 	return out
 }

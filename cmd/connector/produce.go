@@ -15,7 +15,6 @@ import (
 
 	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/connector/kit"
-	"github.com/paysession/paysession/internal/kafka"
 )
 
 // runProduce is `connector produce <kind>`: JSON commands from stdin, one
@@ -71,15 +70,9 @@ func runProduce(ctx context.Context, args []string, env envconfig.Lookuper, stdi
 		fmt.Fprintf(stderr, "connector produce: %v\n", err)
 		return exitUsage
 	}
-	opts, err := kafka.ClientOpts(cfg.Kafka)
-	if err != nil {
-		fmt.Fprintf(stderr, "connector produce: %v\n", err)
-		return exitUsage
-	}
-	cl, err := kgo.NewClient(append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))...)
-	if err != nil {
-		fmt.Fprintf(stderr, "connector produce: %v\n", err)
-		return exitFailed
+	cl, code := kafkaClient("produce", cfg.Kafka, stderr, kgo.RequiredAcks(kgo.AllISRAcks()))
+	if cl == nil {
+		return code
 	}
 	defer cl.Close()
 	pctx, cancel := context.WithTimeout(ctx, *timeout)

@@ -13,7 +13,6 @@ import (
 	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/connector/kit"
 	"github.com/paysession/paysession/internal/codec"
-	"github.com/paysession/paysession/internal/kafka"
 )
 
 // tailLine is one record as `connector tail` prints it.
@@ -71,20 +70,14 @@ func runTail(ctx context.Context, args []string, env envconfig.Lookuper, stdout,
 		fmt.Fprintf(stderr, "connector tail: %v\n", err)
 		return exitFailed
 	}
-	opts, err := kafka.ClientOpts(cfg.Kafka)
-	if err != nil {
-		fmt.Fprintf(stderr, "connector tail: %v\n", err)
-		return exitUsage
-	}
 	start := kgo.NewOffset().AtStart()
 	if *fromEnd {
 		start = kgo.NewOffset().AtEnd()
 	}
-	cl, err := kgo.NewClient(append(opts, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(start),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()))...)
-	if err != nil {
-		fmt.Fprintf(stderr, "connector tail: %v\n", err)
-		return exitFailed
+	cl, code := kafkaClient("tail", cfg.Kafka, stderr, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(start),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	if cl == nil {
+		return code
 	}
 	defer cl.Close()
 	if *timeout > 0 {

@@ -17,7 +17,6 @@ import (
 	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/connector/topics"
 	"github.com/paysession/paysession/internal/config"
-	"github.com/paysession/paysession/internal/kafka"
 )
 
 const topicsUsage = `Usage: connector topics <plan|apply|verify> [flags]
@@ -130,17 +129,11 @@ func runTopics(ctx context.Context, args []string, env envconfig.Lookuper, stdou
 		printPlan(stdout, plan)
 		return exitOK
 	}
-	opts, err := kafka.ClientOpts(cfg.Kafka)
-	if err != nil {
-		fmt.Fprintf(stderr, "connector topics: %v\n", err)
-		return exitUsage
-	}
 	// A short metadata age, so that the verify after apply sees the
 	// topics created as soon as the brokers know them.
-	cl, err := kgo.NewClient(append(opts, kgo.MetadataMinAge(100*time.Millisecond))...)
-	if err != nil {
-		fmt.Fprintf(stderr, "connector topics: %v\n", err)
-		return exitFailed
+	cl, code := kafkaClient("topics", cfg.Kafka, stderr, kgo.MetadataMinAge(100*time.Millisecond))
+	if cl == nil {
+		return code
 	}
 	defer cl.Close()
 	tctx, cancel := context.WithTimeout(ctx, *timeout)

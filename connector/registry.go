@@ -2,7 +2,6 @@ package connector
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/paysession/paysession/internal/config"
+	"github.com/paysession/paysession/internal/kafka"
 )
 
 // RegistryClient returns a schema registry client of the registry that r
@@ -34,13 +34,9 @@ func RegistryClient(r config.Registry) (*sr.Client, error) {
 		opts = append(opts, sr.BearerToken(r.Token.Reveal()))
 	}
 	if r.CAFile != "" {
-		pem, err := os.ReadFile(r.CAFile)
+		pool, err := kafka.CertPool(config.Prefix+"REGISTRY_CA_FILE", r.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("%sREGISTRY_CA_FILE: %w", config.Prefix, err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("%sREGISTRY_CA_FILE: no PEM certificate in %s", config.Prefix, r.CAFile)
+			return nil, err
 		}
 		opts = append(opts, sr.DialTLSConfig(&tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}))
 	}

@@ -55,13 +55,9 @@ func tlsConfig(t config.TLS) (*tls.Config, error) {
 		InsecureSkipVerify: t.InsecureSkipVerify, //nolint:gosec // operator's explicit choice, documented as tests only
 	}
 	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
+		pool, err := CertPool(config.Prefix+"KAFKA_TLS_CA_FILE", t.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("%sKAFKA_TLS_CA_FILE: %w", config.Prefix, err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("%sKAFKA_TLS_CA_FILE: no PEM certificate in %s", config.Prefix, t.CAFile)
+			return nil, err
 		}
 		tc.RootCAs = pool
 	}
@@ -73,4 +69,19 @@ func tlsConfig(t config.TLS) (*tls.Config, error) {
 		tc.Certificates = []tls.Certificate{pair}
 	}
 	return tc, nil
+}
+
+// CertPool loads the PEM certificates of the CA file path, which the
+// variable names: errors name the variable. The schema registry's CA file
+// loads the same way.
+func CertPool(variable, path string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", variable, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s: no PEM certificate in %s", variable, path)
+	}
+	return pool, nil
 }

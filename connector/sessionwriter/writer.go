@@ -82,7 +82,7 @@ func (w *Writer) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if errors.Is(err, errOptions) {
+		if errors.Is(err, kafka.ErrOptions) {
 			return err
 		}
 		wait := waits.After(rebuilds)
@@ -94,8 +94,6 @@ func (w *Writer) Run(ctx context.Context) error {
 		}
 	}
 }
-
-var errOptions = errors.New("invalid kafka options")
 
 func (w *Writer) newSession() (*kgo.GroupTransactSession, error) {
 	opts := append([]kgo.Opt{}, w.cfg.Kafka...)
@@ -116,18 +114,9 @@ func (w *Writer) newSession() (*kgo.GroupTransactSession, error) {
 	if w.cfg.ClientHooks != nil {
 		opts = append(opts, kgo.WithHooks(w.cfg.ClientHooks()...))
 	}
-	s, err := kgo.NewGroupTransactSession(opts...)
+	s, err := kafka.NewTransactSession(w.cfg.TransactionTimeout, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("session writer: %w: %w", errOptions, err)
-	}
-	// Fence a previous incarnation with the same transactional id (and
-	// abort its open transaction) before joining, so the offset fetch does
-	// not wait for that transaction to time out.
-	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.TransactionTimeout)
-	defer cancel()
-	if _, _, err := s.Client().ProducerID(ctx); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("session writer: init producer id: %w", err)
+		return nil, fmt.Errorf("session writer: %w", err)
 	}
 	return s, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -32,42 +33,64 @@ import (
 // ten hit that wait, and every command polled behind it waited too: a
 // minimal poll → produce → End loop had p90 40 ms, p99 60 ms of readable
 // latency; asking the coordinator first brought it to p90 5 ms, p99 18 ms.
-// So before the first produce of a transaction, settle asks the coordinator
-// (DescribeTransactions, one round trip) until the previous transaction is
-// no longer preparing its end.
+// So as soon as a transaction ends, the settler asks the coordinator
+// (DescribeTransactions, one round trip each) until the transaction is no
+// longer preparing its end, beside the next batch's work, and the next
+// transaction's first produce waits for that answer.
 
 // settleMaxWait bounds the wait for the previous transaction: past it the
 // produce goes ahead and the broker's own retry takes over.
 const settleMaxWait = 100 * time.Millisecond
 
-// txnSettler waits, before a transaction's first produce, until the
-// previous transaction of the same transactional id is complete. It is used
-// by the Run goroutine only.
+// txnSettler learns, while the next batch runs, when the previous
+// transaction of the transactional id is complete, and holds the next
+// transaction's first produce until then. ended and settle are called by the
+// Run goroutine only; the asking runs beside it.
 type txnSettler struct {
-	adm     *kadm.Client
-	id      string
-	pending bool // a transaction ended and its completion was not seen yet
-	off     bool // the coordinator cannot be asked (no DescribeTransactions): never wait
-	log     *slog.Logger
+	adm  *kadm.Client
+	id   string
+	done chan struct{} // closed once the last ended transaction is complete (or not worth waiting for); nil: none pending
+	off  atomic.Bool   // the coordinator cannot be asked (no DescribeTransactions): never wait
+	log  *slog.Logger
 }
 
 func newTxnSettler(cl *kgo.Client, id string, log *slog.Logger) *txnSettler {
 	return &txnSettler{adm: kadm.NewClient(cl), id: id, log: log}
 }
 
-// ended records that a transaction ended (committed or aborted): its markers
-// may still be on their way.
-func (t *txnSettler) ended() { t.pending = true }
-
-// settle returns once the previous transaction is complete, or after
-// settleMaxWait, or when ctx ends. It returns at once when no transaction
-// ended since the last call.
-func (t *txnSettler) settle(ctx context.Context) {
-	if !t.pending || t.off {
+// ended records that a transaction ended (committed or aborted) and starts
+// asking the coordinator when it is complete: its markers may still be on
+// their way.
+func (t *txnSettler) ended() {
+	if t.off.Load() {
+		t.done = nil
 		return
 	}
-	t.pending = false
-	ctx, cancel := context.WithTimeout(ctx, settleMaxWait)
+	done := make(chan struct{})
+	t.done = done
+	go func() {
+		defer close(done)
+		t.await()
+	}()
+}
+
+// settle returns once the previous transaction is complete, or settleMaxWait
+// after it ended, or when ctx ends; at once when it was seen complete already.
+func (t *txnSettler) settle(ctx context.Context) {
+	if t.done == nil {
+		return
+	}
+	select {
+	case <-t.done:
+		t.done = nil
+	case <-ctx.Done():
+	}
+}
+
+// await asks the coordinator until the transaction is no longer preparing
+// its end, for at most settleMaxWait.
+func (t *txnSettler) await() {
+	ctx, cancel := context.WithTimeout(context.Background(), settleMaxWait)
 	defer cancel()
 	pause := 100 * time.Microsecond
 	for {
@@ -81,8 +104,9 @@ func (t *txnSettler) settle(ctx context.Context) {
 		case err != nil:
 			// An old broker or a missing Describe permission: the
 			// pipeline works as before, only without the shortcut.
-			t.off = true
-			t.log.Info("cannot describe the pipeline's transaction; producing without waiting for the previous one to complete", slog.Any("error", err))
+			if !t.off.Swap(true) {
+				t.log.Info("cannot describe the pipeline's transaction; producing without waiting for the previous one to complete", slog.Any("error", err))
+			}
 			return
 		case !strings.HasPrefix(d[t.id].State, "Prepare"):
 			return

@@ -137,6 +137,16 @@ func TestRevokeMidOverlapCommitsNothingUndone(t *testing.T) {
 	for _, k := range all {
 		e.out.result(t, k, time.Minute)
 	}
+	// The sandbox books a payment when it completes, after its answer.
+	harness.Eventually(t, time.Minute, "every payment booked", func() bool {
+		n := 0
+		for _, l := range e.sim.Ledger("") {
+			if l.Kind == "payment" {
+				n++
+			}
+		}
+		return n >= len(all)
+	})
 	e.checkExactlyOnce(t, all)
 }
 

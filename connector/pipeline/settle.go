@@ -101,8 +101,10 @@ func (t *txnSettler) await() {
 		switch {
 		case ctx.Err() != nil:
 			return
+		case err != nil && sessionRetriable(err):
+			return // not this time (a broker restart): the broker's retry covers it
 		case err != nil:
-			// An old broker or a missing Describe permission: the
+			// A missing Describe permission or another final error: the
 			// pipeline works as before, only without the shortcut.
 			if !t.off.Swap(true) {
 				t.log.Info("cannot describe the pipeline's transaction; producing without waiting for the previous one to complete", slog.Any("error", err))

@@ -25,7 +25,7 @@ type Paced struct {
 	// (command acked, result produced, result readable); Transactions and
 	// MeanPhaseMS are its transactions during the phase.
 	Segments     map[string]Quantiles `json:"connector_segments_ms,omitempty"`
-	Transactions int                  `json:"connector_transactions"`
+	Transactions int                  `json:"connector_transactions,omitempty"`
 	MeanPhaseMS  map[string]float64   `json:"connector_mean_transaction_phase_ms,omitempty"`
 	Profile      string               `json:"profile,omitempty"`
 }

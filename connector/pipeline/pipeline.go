@@ -39,8 +39,9 @@ type Pipeline struct {
 	writes   *writeHealth
 	assigned atomic.Bool // partitions were assigned: reload the attempt marks
 
-	parked *parkedSet // touched only by the Run goroutine
-	reseed bool       // rebuild parked from the retry topic before the next poll
+	parked  *parkedSet  // touched only by the Run goroutine
+	settler *txnSettler // the running session's (Run goroutine)
+	reseed  bool        // rebuild parked from the retry topic before the next poll
 
 	mu          sync.Mutex
 	cancelBatch context.CancelFunc // cancels the running batch (on revoke)
@@ -286,6 +287,7 @@ func (p *Pipeline) onRevoked(_ context.Context, _ *kgo.Client, rev map[string][]
 func (p *Pipeline) runSession(ctx context.Context, s *kgo.GroupTransactSession) error {
 	var retryPausedUntil time.Time
 	p.reseed = true
+	p.settler = newTxnSettler(s.Client(), p.cfg.TransactionalID, p.log)
 	for ctx.Err() == nil {
 		if p.reseed {
 			p.marks.invalidate()

@@ -16,6 +16,12 @@ import (
 // returns an error only when the transaction's end is unknown, which the
 // caller answers by rebuilding the session.
 func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, recs []*kgo.Record) (*batch, error) {
+	phase := p.clock.Now()
+	lap := func(name string) {
+		now := p.clock.Now()
+		p.metrics.txnPhase.WithLabelValues(name).Observe(now.Sub(phase).Seconds())
+		phase = now
+	}
 	dctx, dcancel := context.WithTimeout(context.Background(), p.cfg.BatchDeadline)
 	b := p.newBatch(dctx, recs)
 	dcancel()
@@ -29,12 +35,7 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 		endSpans(startCommitSpan(b), b, "abort")
 		return b, fmt.Errorf("begin transaction: %w", err)
 	}
-	phase := p.clock.Now()
-	lap := func(name string) {
-		now := p.clock.Now()
-		p.metrics.txnPhase.WithLabelValues(name).Observe(now.Sub(phase).Seconds())
-		phase = now
-	}
+	lap("marks")
 	if markErr == nil {
 		bctx, cancel := p.batchContext(ctx)
 		p.runBatch(bctx, b)
@@ -65,6 +66,7 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 	commitSpan := startCommitSpan(b)
 	committed, err := s.End(endCtx, kgo.TransactionEndTry(commit))
 	lap("end")
+	p.settler.ended()
 	endSpans(commitSpan, b, transactionEnd(committed, err))
 	switch {
 	case err != nil:
@@ -117,6 +119,7 @@ func (p *Pipeline) produce(ctx context.Context, s *kgo.GroupTransactSession, b *
 	if err != nil {
 		return err
 	}
+	p.settler.settle(pctx) // the previous transaction's markers (settle.go)
 	if r, err := kafka.ProduceAll(pctx, s, recs); err != nil {
 		if r != nil {
 			return &topicError{Topic: r.Topic, Err: err}

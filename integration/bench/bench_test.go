@@ -122,8 +122,9 @@ func TestReportJSON(t *testing.T) {
 		Throughput: Throughput{Commands: 5000, PerSecond: 800, CeilingFraction: 0.8},
 		Latency:    Latency{P99MS: 60}, SlowAPI: SlowAPI{PerSecond: 1200, PeakRSSMiB: 90},
 		Webhooks: Webhooks{PerSecond: 6000, P99MS: 20},
-		Paced:    Paced{RatePerSecond: 100, Commands: 1000, Connector: PacedRun{P99MS: 30}, Naive: PacedRun{P99MS: 25}, P99Ratio: 1.2},
-		Engines:  []EngineRun{{Engine: "go", ConnectorCPUPerCmd: 1.5}, {Engine: "libcrypto", ConnectorCPUPerCmd: 0.6}}}
+		Paced: Paced{RatePerSecond: 100, Commands: 1000, Connector: PacedRun{P99MS: 30}, Naive: PacedRun{P99MS: 25}, P99Ratio: 1.2,
+			Segments: map[string]Quantiles{"result_readable": {P50: 3, P99: 9}}, Transactions: 990, MeanPhaseMS: map[string]float64{"end": 1.5}},
+		Engines: []EngineRun{{Engine: "go", ConnectorCPUPerCmd: 1.5}, {Engine: "libcrypto", ConnectorCPUPerCmd: 0.6}}}
 	rep.Targets = rep.targets()
 	path := filepath.Join(t.TempDir(), "sub", "bench.json")
 	if err := rep.write(path); err != nil {
@@ -144,7 +145,8 @@ func TestReportJSON(t *testing.T) {
 		"slow_api": {"commands", "commands_per_s", "goroutines_at_peak", "heap_inuse_mib_at_end", "heap_inuse_mib_at_peak", "max_in_flight",
 			"partitions", "peak_in_flight", "peak_rss_mib", "sandbox_latency_ms", "seconds", "stack_inuse_mib_at_peak"},
 		"webhooks": {"accepted", "accepted_per_s", "p50_ms", "p99_ms", "seconds", "sent", "workers"},
-		"paced":    {"commands", "connector", "connector_to_naive_p99_ratio", "naive_loop", "partitions", "rate_per_s", "signing_engine"},
+		"paced": {"commands", "connector", "connector_mean_transaction_phase_ms", "connector_segments_ms", "connector_to_naive_p99_ratio",
+			"connector_transactions", "naive_loop", "partitions", "rate_per_s", "signing_engine"},
 	}
 	for section, keys := range wantKeys {
 		m, _ := got[section].(map[string]any)

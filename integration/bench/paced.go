@@ -21,7 +21,13 @@ type Paced struct {
 	Connector PacedRun `json:"connector"`
 	Naive     PacedRun `json:"naive_loop"`
 	P99Ratio  float64  `json:"connector_to_naive_p99_ratio"`
-	Profile   string   `json:"profile,omitempty"`
+	// Segments split the connector's latency as in the half-max phase
+	// (command acked, result produced, result readable); Transactions and
+	// MeanPhaseMS are its transactions during the phase.
+	Segments     map[string]Quantiles `json:"connector_segments_ms,omitempty"`
+	Transactions int                  `json:"connector_transactions,omitempty"`
+	MeanPhaseMS  map[string]float64   `json:"connector_mean_transaction_phase_ms,omitempty"`
+	Profile      string               `json:"profile,omitempty"`
 }
 
 // PacedRun is one side of the paced phase, in milliseconds.
@@ -35,12 +41,25 @@ type PacedRun struct {
 // and then through a naive loop started for the phase.
 func (e *env) measurePaced(ctx context.Context, o options, engine string) (Paced, error) {
 	ph := Paced{RatePerSecond: o.pacedRate, Commands: o.pacedCommands, Partitions: o.partitions, Engine: engine}
+	// The same warm-up as the naive loop's, right before the paced run:
+	// both sides start from a broker that has just served a small batch,
+	// not (the connector) from the throughput phase's backlog.
+	if _, _, err := e.runBatch(ctx, newBatch(e.cfg.Topics.InitPayout, "paced-warmup", 20*o.partitions, o.partitions)); err != nil {
+		return ph, fmt.Errorf("connector warm-up: %w", err)
+	}
 	prof, err := startProfile(o.profileDir, "paced")
 	if err != nil {
 		return ph, err
 	}
 	b := newBatch(e.cfg.Topics.InitPayout, "paced", o.pacedCommands, o.partitions)
-	ph.Connector, err = e.pacedRun(ctx, b, e.results, o.pacedRate)
+	before := readPipelineStats(e.conn.Registry)
+	var seg segments
+	ph.Connector, seg, err = e.pacedRun(ctx, b, e.results, o.pacedRate)
+	if err == nil {
+		ph.Segments = seg.quantiles()
+		after := readPipelineStats(e.conn.Registry)
+		ph.Transactions, ph.MeanPhaseMS = after.since(before)
+	}
 	if err != nil {
 		err = fmt.Errorf("connector: %w", err)
 	} else if ph.Naive, err = e.measureNaive(ctx, o); err != nil {
@@ -95,24 +114,22 @@ func (e *env) measureNaive(ctx context.Context, o options) (PacedRun, error) {
 	if _, _, err := e.runBatchOn(runCtx, newBatch(commands, "naive-warmup", 20*o.partitions, o.partitions), c); err != nil {
 		return PacedRun{}, errors.Join(fmt.Errorf("warm-up: %w", err), loop.stop())
 	}
-	run, err := e.pacedRun(runCtx, newBatch(commands, "naive-paced", o.pacedCommands, o.partitions), c, o.pacedRate)
+	run, _, err := e.pacedRun(runCtx, newBatch(commands, "naive-paced", o.pacedCommands, o.partitions), c, o.pacedRate)
 	return run, errors.Join(err, loop.stop())
 }
 
-// pacedRun paces b at rate and waits for every result in c.
-func (e *env) pacedRun(ctx context.Context, b *batch, c *collector, rate float64) (PacedRun, error) {
-	p := &producer{cl: e.producer}
+// pacedRun paces b at rate and waits for every result in c; it also
+// returns each command's latency split into segments.
+func (e *env) pacedRun(ctx context.Context, b *batch, c *collector, rate float64) (PacedRun, segments, error) {
+	p := &producer{cl: e.producer, acked: make(map[string]time.Time, len(b.keys))}
 	sent := pace(ctx, p, b.records, rate)
 	if err := p.wait(); err != nil {
-		return PacedRun{}, err
+		return PacedRun{}, segments{}, err
 	}
 	arrived, err := c.wait(ctx, b.keys)
 	if err != nil {
-		return PacedRun{}, err
+		return PacedRun{}, segments{}, err
 	}
-	lat := make([]time.Duration, len(b.keys))
-	for i, k := range b.keys {
-		lat[i] = arrived[k].Sub(sent[i])
-	}
-	return PacedRun{P50MS: ms(percentile(lat, 50)), P99MS: ms(percentile(lat, 99)), MaxMS: ms(percentile(lat, 100))}, nil
+	seg := splitLatency(b.keys, sent, p.acked, c.producedAt(b.keys), arrived)
+	return PacedRun{P50MS: ms(percentile(seg.total, 50)), P99MS: ms(percentile(seg.total, 99)), MaxMS: ms(percentile(seg.total, 100))}, seg, nil
 }

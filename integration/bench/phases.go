@@ -100,26 +100,13 @@ func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Late
 		return Latency{}, err
 	}
 	after := readPipelineStats(e.conn.Registry)
-	lat := make([]time.Duration, n)
-	acked, produced, readable := make([]time.Duration, n), make([]time.Duration, n), make([]time.Duration, n)
-	producedAt := e.results.producedAt(b.keys)
-	for i, k := range b.keys {
-		lat[i] = arrived[k].Sub(sent[i])
-		acked[i] = p.acked[k].Sub(sent[i])
-		produced[i] = producedAt[k].Sub(p.acked[k])
-		readable[i] = arrived[k].Sub(producedAt[k])
-	}
-	l := Latency{RatePerSecond: round(rate, 1), Commands: n, P50MS: ms(percentile(lat, 50)),
-		P99MS: ms(percentile(lat, 99)), MaxMS: ms(percentile(lat, 100)), Profile: path,
-		Transactions: int(after.transactions - before.transactions),
-		Segments: map[string]Quantiles{"command_acked": quantiles(acked), "result_produced": quantiles(produced),
-			"result_readable": quantiles(readable)}}
+	seg := splitLatency(b.keys, sent, p.acked, e.results.producedAt(b.keys), arrived)
+	l := Latency{RatePerSecond: round(rate, 1), Commands: n, P50MS: ms(percentile(seg.total, 50)),
+		P99MS: ms(percentile(seg.total, 99)), MaxMS: ms(percentile(seg.total, 100)), Profile: path,
+		Segments: seg.quantiles()}
+	l.Transactions, l.MeanPhaseMS = after.since(before)
 	if l.Transactions > 0 {
 		l.MeanTxnMS = round(time.Since(start).Seconds()*1000/float64(l.Transactions), 1)
-		l.MeanPhaseMS = map[string]float64{}
-		for _, ph := range txnPhases {
-			l.MeanPhaseMS[ph] = round((after.phaseSeconds[ph]-before.phaseSeconds[ph])*1000/float64(l.Transactions), 2)
-		}
 	}
 	if calls := after.api - before.api; calls > 0 {
 		l.MeanAPICallMS = round((after.apiSeconds-before.apiSeconds)*1000/calls, 2)

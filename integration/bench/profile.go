@@ -153,7 +153,7 @@ type pipelineStats struct {
 }
 
 // txnPhases are the phases of paysession_pipeline_transaction_phase_seconds.
-var txnPhases = []string{"calls", "produce", "end"}
+var txnPhases = []string{"marks", "calls", "produce", "end"}
 
 func readPipelineStats(reg prometheus.Gatherer) pipelineStats {
 	var s pipelineStats

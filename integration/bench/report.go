@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -193,8 +194,7 @@ func (r *Report) print(w io.Writer) {
 		sg["result_readable"].P50, sg["result_readable"].P99)
 	s := r.SlowAPI
 	row("  pipeline transactions", "%d, one per %.1f ms; mean API call %.1f ms", l.Transactions, l.MeanTxnMS, l.MeanAPICallMS)
-	row("  transaction phases", "calls %.1f ms, produce %.1f ms, end (flush, offsets, commit) %.1f ms",
-		l.MeanPhaseMS["calls"], l.MeanPhaseMS["produce"], l.MeanPhaseMS["end"])
+	row("  transaction phases", "%s", phaseList(l.MeanPhaseMS))
 	row("slow API commands/s", "%.0f (latency %.0f ms, %d partition, in-flight %d, peak in flight %.0f)", s.PerSecond, s.SandboxLatencyMS, s.Partitions, s.MaxInFlight, s.PeakInFlight)
 	row("  peak RSS (connector + bench clients)", "%.1f MiB (heap in use at end %.1f MiB)", s.PeakRSSMiB, s.HeapInUseMiB)
 	row("  at the peak", "heap in use %.1f MiB, stacks %.1f MiB, %d goroutines", s.HeapInUseAtPeakMiB, s.StackAtPeakMiB, s.GoroutinesAtPeak)
@@ -202,6 +202,11 @@ func (r *Report) print(w io.Writer) {
 	row("paced readable latency", "connector p50 %.1f ms, p99 %.1f ms, max %.1f ms; naive loop p50 %.1f ms, p99 %.1f ms, max %.1f ms",
 		pc.Connector.P50MS, pc.Connector.P99MS, pc.Connector.MaxMS, pc.Naive.P50MS, pc.Naive.P99MS, pc.Naive.MaxMS)
 	row("  p99 connector / naive", "%.2f (%.0f/s, %d commands each, %d partitions, signer %s)", pc.P99Ratio, pc.RatePerSecond, pc.Commands, pc.Partitions, pc.Engine)
+	ps := pc.Segments
+	row("  connector segments p50/p99", "command acked %.0f/%.0f ms, then result produced %.0f/%.0f ms, then readable %.0f/%.0f ms",
+		ps["command_acked"].P50, ps["command_acked"].P99, ps["result_produced"].P50, ps["result_produced"].P99,
+		ps["result_readable"].P50, ps["result_readable"].P99)
+	row("  connector transactions", "%d; mean phases %s", pc.Transactions, phaseList(pc.MeanPhaseMS))
 	h := r.Webhooks
 	row("webhooks accepted/s", "%.0f (%d/%d accepted, %d workers)", h.PerSecond, h.Accepted, h.Sent, h.Workers)
 	row("  webhook answer", "p50 %.1f ms, p99 %.1f ms", h.P50MS, h.P99MS)
@@ -235,4 +240,16 @@ func (r *Report) write(path string) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// phaseList prints mean transaction phases in txnPhases order.
+func phaseList(mean map[string]float64) string {
+	var b strings.Builder
+	for i, ph := range txnPhases {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %.1f ms", ph, mean[ph])
+	}
+	return b.String()
 }

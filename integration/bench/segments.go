@@ -1,0 +1,47 @@
+package main
+
+import "time"
+
+// segments split each command's latency (produce call → result readable)
+// into: command_acked (produce call → the broker acknowledged the command:
+// upstream's part), result_produced (→ the connector produced the result:
+// waiting to be fetched, the API calls) and result_readable (→ readable
+// with read_committed: flush, commit, fetch).
+type segments struct {
+	total, acked, produced, readable []time.Duration
+}
+
+// splitLatency computes the segments of each key from when it was sent,
+// acknowledged, its result produced and its result readable.
+func splitLatency(keys []string, sent []time.Time, acked, producedAt, arrived map[string]time.Time) segments {
+	n := len(keys)
+	s := segments{total: make([]time.Duration, n), acked: make([]time.Duration, n),
+		produced: make([]time.Duration, n), readable: make([]time.Duration, n)}
+	for i, k := range keys {
+		s.total[i] = arrived[k].Sub(sent[i])
+		s.acked[i] = acked[k].Sub(sent[i])
+		s.produced[i] = producedAt[k].Sub(acked[k])
+		s.readable[i] = arrived[k].Sub(producedAt[k])
+	}
+	return s
+}
+
+// quantiles are the segments' p50 and p99.
+func (s segments) quantiles() map[string]Quantiles {
+	return map[string]Quantiles{"command_acked": quantiles(s.acked), "result_produced": quantiles(s.produced),
+		"result_readable": quantiles(s.readable)}
+}
+
+// since returns the transactions the pipeline ended between before and s,
+// and the mean time of each transaction phase in milliseconds.
+func (s pipelineStats) since(before pipelineStats) (int, map[string]float64) {
+	n := int(s.transactions - before.transactions)
+	if n <= 0 {
+		return n, nil
+	}
+	mean := map[string]float64{}
+	for _, ph := range txnPhases {
+		mean[ph] = round((s.phaseSeconds[ph]-before.phaseSeconds[ph])*1000/float64(n), 2)
+	}
+	return n, mean
+}

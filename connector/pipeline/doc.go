@@ -38,6 +38,10 @@
 // id from configuration) consumes every command topic and the retry topic.
 // Each poll of at most MaxPollRecords records is one batch and one Kafka
 // transaction: Begin → run the batch → produce its outcome records → End.
+// The next batch polls, writes its attempt marks and calls the API while
+// the previous transaction's markers are written; only its first produce
+// waits until the coordinator reports that transaction complete
+// (settle.go), so the broker does not park it.
 // Ending commits every polled offset, so a batch is always finished before
 // it ends: each record gets a result, or is moved to the retry topic inside
 // the same transaction. A rebalance that revokes partitions cancels the

@@ -19,7 +19,7 @@ type metrics struct {
 	retries      *prometheus.CounterVec   // kind
 	inFlight     prometheus.Gauge
 	transactions *prometheus.CounterVec   // result
-	txnPhase     *prometheus.HistogramVec // phase: calls, produce, end
+	txnPhase     *prometheus.HistogramVec // phase: marks, calls, produce, end
 	lag          *prometheus.GaugeVec     // topic, partition
 	deadLetters  prometheus.Counter
 	paused       prometheus.Gauge
@@ -50,7 +50,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}, []string{"result"}),
 		txnPhase: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "paysession_pipeline_transaction_phase_seconds",
-			Help:    "Time of each phase of a batch's transaction: calls (API calls of the batch), produce (outcome records), end (flush, offsets, commit or abort).",
+			Help:    "Time of each phase of a batch's transaction: marks (decode, attempt marks), calls (API calls of the batch), produce (outcome records, after the previous transaction completed), end (flush, offsets, commit or abort).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
 		}, []string{"phase"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/topics"
+	"github.com/paysession/paysession/internal/kafka"
 	"github.com/paysession/paysession/internal/retry"
 )
 
@@ -227,19 +228,9 @@ func (p *Pipeline) newSession() (*kgo.GroupTransactSession, error) {
 	if p.cfg.ClientHooks != nil {
 		opts = append(opts, kgo.WithHooks(p.cfg.ClientHooks()...))
 	}
-	s, err := kgo.NewGroupTransactSession(opts...)
+	s, err := kafka.NewTransactSession(p.cfg.TransactionTimeout, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("kafka session: %w: %w", errSessionOptions, err)
-	}
-	// Initialize the producer id before joining: this fences a previous
-	// incarnation with the same transactional id and aborts its open
-	// transaction, which would otherwise block our offset fetch
-	// (require_stable) until that transaction times out.
-	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.TransactionTimeout)
-	defer cancel()
-	if _, _, err := s.Client().ProducerID(ctx); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("init producer id: %w", err)
+		return nil, fmt.Errorf("kafka session: %w", err)
 	}
 	return s, nil
 }
@@ -248,17 +239,13 @@ func (p *Pipeline) newSession() (*kgo.GroupTransactSession, error) {
 // session while no broker answers.
 const maxSessionRetryWait = 10 * time.Second
 
-// errSessionOptions marks a session that could not be built from its
-// options: retrying cannot help.
-var errSessionOptions = errors.New("invalid kafka options")
-
 // sessionRetriable reports whether starting a Kafka session may succeed
 // later: yes for transport failures and timeouts (no broker answers) and
 // retriable Kafka error codes; no for bad options and Kafka errors that
 // are final (an authorization failure, a transaction timeout above the
 // broker's maximum), which stop the connector with the error.
 func sessionRetriable(err error) bool {
-	if errors.Is(err, errSessionOptions) {
+	if errors.Is(err, kafka.ErrOptions) {
 		return false
 	}
 	var ke *kerr.Error

@@ -15,6 +15,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/paysession/paysession/internal/kafka"
 )
 
 // TestRunWaitsForBrokers: a session cannot start while no broker answers
@@ -93,7 +95,7 @@ func TestSessionRetriable(t *testing.T) {
 		{fmt.Errorf("init producer id: %w", kerr.CoordinatorNotAvailable), true},
 		{fmt.Errorf("init producer id: %w", kerr.TransactionalIDAuthorizationFailed), false},
 		{fmt.Errorf("init producer id: %w", kerr.InvalidTransactionTimeout), false},
-		{fmt.Errorf("kafka session: %w: %w", errSessionOptions, kgo.ErrClientClosed), false},
+		{fmt.Errorf("kafka session: %w: %w", kafka.ErrOptions, kgo.ErrClientClosed), false},
 	} {
 		if got := sessionRetriable(c.err); got != c.want {
 			t.Errorf("sessionRetriable(%v) = %v, want %v", c.err, got, c.want)

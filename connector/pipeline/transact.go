@@ -22,9 +22,10 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 		p.metrics.txnPhase.WithLabelValues(name).Observe(now.Sub(phase).Seconds())
 		phase = now
 	}
-	dctx, dcancel := context.WithTimeout(context.Background(), p.cfg.BatchDeadline)
-	b := p.newBatch(dctx, recs)
-	dcancel()
+	// Reading the records may ask the schema registry: bounded like a batch.
+	readCtx, readCancel := context.WithTimeout(context.Background(), p.cfg.BatchDeadline)
+	b := p.newBatch(readCtx, recs)
+	readCancel()
 	if p.assigned.Swap(false) {
 		p.marks.invalidate() // another instance may have marked our new partitions
 	}

@@ -117,14 +117,6 @@ func TestFromAPI(t *testing.T) {
 	}
 }
 
-func TestMaskAccount(t *testing.T) {
-	for in, want := range map[string]string{"": "", "12": "**", "1234": "****", "12345": "*2345", "4081****4312": "********4312"} {
-		if got := MaskAccount(in); got != want {
-			t.Errorf("MaskAccount(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func eq[T comparable](t *testing.T, what string, got, want T) {
 	t.Helper()
 	if got != want {

@@ -1,8 +1,6 @@
 package sessionstate
 
 import (
-	"strings"
-
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
 )
@@ -31,26 +29,13 @@ func summarize(in *payapi.Instrument) *codec.InstrumentSummary {
 	if ba := in.BankAccount; ba != nil {
 		out.BankSystemType = optString(ba.SystemType)
 		if ba.RU != nil {
-			out.AccountMasked = optString(MaskAccount(ba.RU.Account))
+			out.AccountMasked = optString(codec.MaskAccount(ba.RU.Account))
 		}
 		if ba.FPS != nil {
 			out.BankID = optString(ba.FPS.BankID)
 		}
 	}
 	return out
-}
-
-// MaskAccount replaces every character but the last 4 with an asterisk.
-// Values the service already masked stay masked.
-func MaskAccount(account string) string {
-	r := []rune(account)
-	if len(r) <= 4 {
-		return strings.Repeat("*", len(r))
-	}
-	for i := 0; i < len(r)-4; i++ {
-		r[i] = '*'
-	}
-	return string(r)
 }
 
 // onlyDigits keeps s when it is at most max digits, so a field that the

@@ -8,12 +8,14 @@ import (
 
 // MaskAccount returns an account number with every character but the last
 // four replaced by '*'. Values of four characters or fewer are fully masked.
-// Already-masked values (as webhooks carry them) stay masked.
+// Already-masked values (as webhooks carry them) stay masked. It counts
+// characters, not bytes, so the result is valid UTF-8 whatever the input.
 func MaskAccount(account string) string {
-	if len(account) <= 4 {
-		return strings.Repeat("*", len(account))
+	r := []rune(account)
+	if len(r) <= 4 {
+		return strings.Repeat("*", len(r))
 	}
-	return strings.Repeat("*", len(account)-4) + account[len(account)-4:]
+	return strings.Repeat("*", len(r)-4) + string(r[len(r)-4:])
 }
 
 // SummarizeInstrument returns the masked summary of a command instrument:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/paysession/paysession/internal/sensitive"
 )
@@ -133,6 +134,14 @@ func TestMaskAndSummary(t *testing.T) {
 	}
 	if got := MaskAccount("123"); got != "***" {
 		t.Errorf("MaskAccount short = %q", got)
+	}
+	// The session state's masking (once its own copy) agrees, and a
+	// multi-byte character is never cut in half.
+	for in, want := range map[string]string{"": "", "12": "**", "1234": "****", "12345": "*2345",
+		"4081****4312": "********4312", "12ё345": "**ё345"} {
+		if got := MaskAccount(in); got != want || !utf8.ValidString(got) {
+			t.Errorf("MaskAccount(%q) = %q, want %q", in, got, want)
+		}
 	}
 	in := cardInstrument("4111111111111111")
 	s := SummarizeInstrument(&in)

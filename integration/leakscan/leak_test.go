@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/integration/leakscan"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/paysim"
@@ -78,6 +79,10 @@ func TestNoCardDataLeaves(t *testing.T) {
 	if err := r.sandbox.WaitIdle(idle); err != nil {
 		t.Fatalf("sandbox idle: %v", err)
 	}
+	// The sandbox is idle once the connector took its webhooks; the session
+	// writer derives webhook events from them one hop later. Stop only once
+	// one is committed, or the scan may have none to look at.
+	harness.ReadCommitted(t, r.cfg.Kafka.Brokers, topics.WebhookEvents, 1)
 	errs := []string{}
 	if err := r.stop(); err != nil {
 		t.Errorf("connector Run: %v", err) // scanned below as well

@@ -221,7 +221,11 @@ func (s *story) onSession(ctx context.Context, sess *codec.Session) error {
 		if next == "capture" {
 			return s.once(ctx, storyCommand{"capture", "order-7731-hold-capture", `{"session_id":"` + sess.ID + `"}`})
 		}
-		if s.byName["hold captured"].done && opStatus(sess, codec.OperationPayment) == "succeeded" {
+		// A payment is refundable once its session is final: the capture's
+		// own answer may already show the payment succeeded while the
+		// session is still in progress, and the service refuses a refund
+		// then (invalid_request on session_id).
+		if s.byName["hold captured"].done && sess.Status == "accepted" && opStatus(sess, codec.OperationPayment) == "succeeded" {
 			return s.once(ctx, storyCommand{"refund", "order-7731-hold-refund", `{"session_id":"` + sess.ID + `","amount":150000,"currency":"rub"}`})
 		}
 	case s.session["order-7732-pay"]:

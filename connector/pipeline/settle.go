@@ -9,6 +9,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/retry"
 )
 
 // Overlapping a batch with the end of the previous transaction.
@@ -92,8 +94,8 @@ func (t *txnSettler) settle(ctx context.Context) {
 func (t *txnSettler) await() {
 	ctx, cancel := context.WithTimeout(context.Background(), settleMaxWait)
 	defer cancel()
-	pause := 100 * time.Microsecond
-	for {
+	pauses := retry.Doubling{Initial: 100 * time.Microsecond, Max: 2 * time.Millisecond}
+	for asked := 0; ; asked++ {
 		d, err := t.adm.DescribeTransactions(ctx, t.id)
 		if err == nil {
 			err = d[t.id].Err
@@ -113,13 +115,12 @@ func (t *txnSettler) await() {
 		case !strings.HasPrefix(d[t.id].State, "Prepare"):
 			return
 		}
-		timer := time.NewTimer(pause)
+		timer := time.NewTimer(pauses.After(asked))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return
 		case <-timer.C:
 		}
-		pause = min(2*pause, 2*time.Millisecond)
 	}
 }

@@ -1,5 +1,6 @@
 // Package retry computes the waits between retries of something that keeps
-// failing: a Kafka session that cannot start (pipeline, session writer), an
+// failing: a Kafka session that cannot start (pipeline, session writer), the
+// question whether the previous transaction is complete (pipeline), an
 // API call (the pipeline's jittered backoff takes its ceiling from it) or a
 // session whose status does not change (reconciler).
 package retry

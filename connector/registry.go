@@ -2,10 +2,7 @@ package connector
 
 import (
 	"crypto/tls"
-	"fmt"
 	"net/http"
-	"os"
-	"strings"
 
 	"github.com/twmb/franz-go/pkg/sr"
 
@@ -47,11 +44,11 @@ func RegistryClient(r config.Registry) (*sr.Client, error) {
 // the token in path, read then.
 func bearerFromFile(path string) func(*http.Request) error {
 	return func(req *http.Request) error {
-		b, err := os.ReadFile(path)
+		token, err := kafka.ReadTokenFile(config.Prefix+"REGISTRY_TOKEN_FILE", path)
 		if err != nil {
-			return fmt.Errorf("%sREGISTRY_TOKEN_FILE: %w", config.Prefix, err)
+			return err
 		}
-		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(b)))
+		req.Header.Set("Authorization", "Bearer "+token)
 		return nil
 	}
 }

@@ -36,14 +36,25 @@ func saslMechanism(s config.SASL) (sasl.Mechanism, error) {
 // the next connection on. Surrounding white space is dropped.
 func tokenFileAuth(path string) func(context.Context) (oauth.Auth, error) {
 	return func(context.Context) (oauth.Auth, error) {
-		b, err := os.ReadFile(path)
+		token, err := ReadTokenFile(config.Prefix+"KAFKA_SASL_TOKEN_FILE", path)
 		if err != nil {
-			return oauth.Auth{}, fmt.Errorf("%sKAFKA_SASL_TOKEN_FILE: %w", config.Prefix, err)
+			return oauth.Auth{}, err
 		}
-		token := strings.TrimSpace(string(b))
 		if token == "" {
 			return oauth.Auth{}, fmt.Errorf("%sKAFKA_SASL_TOKEN_FILE: %s is empty", config.Prefix, path)
 		}
 		return oauth.Auth{Token: token}, nil
 	}
+}
+
+// ReadTokenFile reads the token in the file path, which the variable names,
+// without surrounding white space; errors name the variable. Callers read
+// it at each use, so a token rotated in the file is used from then on. The
+// schema registry's bearer token file reads the same way.
+func ReadTokenFile(variable, path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", variable, err)
+	}
+	return strings.TrimSpace(string(b)), nil
 }

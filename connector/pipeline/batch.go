@@ -10,7 +10,7 @@ import (
 
 // batch is one polled set of records and what became of them. It is
 // finished completely (every record has an outcome or is parked) before its
-// transaction ends, because ending commits every polled offset.
+// transaction ends, because that commits the offsets of all its records.
 type batch struct {
 	ins      []*inbound
 	outcomes map[*inbound]*outcome

@@ -37,21 +37,24 @@
 // Transactions. One kgo.GroupTransactSession (read_committed, transactional
 // id from configuration) consumes every command topic and the retry topic.
 // Each poll of at most MaxPollRecords records is one batch and one Kafka
-// transaction: Begin → run the batch → produce its outcome records → End.
-// The next batch polls, writes its attempt marks and calls the API while
-// the previous transaction's markers are written; only its first produce
+// transaction: its calls → Begin → produce its outcome records → End. The
+// batches overlap (transact.go): once a batch's outcomes are produced, the
+// records already fetched are polled ahead as the next batch, whose attempt
+// marks and API calls run while this transaction ends; its first produce
 // waits until the coordinator reports that transaction complete
-// (settle.go), so the broker does not park it.
-// Ending commits every polled offset, so a batch is always finished before
-// it ends: each record gets a result, or is moved to the retry topic inside
-// the same transaction. A rebalance that revokes partitions cancels the
-// running batch and the session aborts it; an abort rewinds to the committed
-// offsets and the batch is redelivered. End can fail although the commit
-// happened (franz-go issues 1052 and 1207): the pipeline then counts the
-// transaction as unknown, logs it and rebuilds the session, which re-reads
-// the committed offsets from the broker. Replays are safe because every
-// command reuses its idempotency key, so the service never executes it twice,
-// and consumers reading read_committed see only committed results.
+// (settle.go), so the broker does not park it. A transaction commits
+// exactly the offsets of its own batch (offsets.go), so a batch is always
+// finished before it ends: each record gets a result, or is moved to the
+// retry topic inside the same transaction. A rebalance that revokes
+// partitions cancels the running batch and the session aborts it; an abort
+// also drops the batch polled ahead (its calls cancelled, nothing of it
+// produced) and rewinds every partition of both to their first record, and
+// they are redelivered. End can fail although the commit happened (franz-go
+// issues 1052 and 1207): the pipeline then counts the transaction as
+// unknown, logs it and rebuilds the session, which re-reads the committed
+// offsets from the broker. Replays are safe because every command reuses its
+// idempotency key, so the service never executes it twice, and consumers
+// reading read_committed see only committed results.
 //
 // Concurrency and order. A batch is split into lanes: commands naming the
 // same session id form one lane and run one after another in offset order;

@@ -20,7 +20,8 @@ type metrics struct {
 	inFlight     prometheus.Gauge
 	transactions *prometheus.CounterVec   // result
 	txnPhase     *prometheus.HistogramVec // phase: marks, calls, produce, end
-	lag          *prometheus.GaugeVec     // topic, partition
+	pollAhead    prometheus.Counter
+	lag          *prometheus.GaugeVec // topic, partition
 	deadLetters  prometheus.Counter
 	paused       prometheus.Gauge
 }
@@ -50,9 +51,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}, []string{"result"}),
 		txnPhase: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "paysession_pipeline_transaction_phase_seconds",
-			Help:    "Time of each phase of a batch's transaction: marks (decode, attempt marks), calls (API calls of the batch), produce (outcome records, after the previous transaction completed), end (flush, offsets, commit or abort).",
+			Help:    "Time of each phase of a batch's transaction: marks (decode, attempt marks), calls (the API calls of the batch still running once the previous transaction ended), produce (outcome records, after the previous transaction completed), end (flush, offsets, commit or abort).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
 		}, []string{"phase"}),
+		pollAhead: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "paysession_pipeline_batches_ahead_total",
+			Help: "Batches polled and started while the previous transaction was ending: their attempt marks and API calls overlap its end.",
+		}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "paysession_pipeline_consumer_lag",
 			Help: "Records of a consumed partition not yet polled: its last stable offset minus the next offset to poll, as of the latest fetch of the partition.",
@@ -82,7 +87,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return m, nil
 	}
 	var errs []error
-	for _, c := range []prometheus.Collector{m.commands, m.apiDuration, m.retries, m.inFlight, m.transactions, m.txnPhase, m.lag, m.deadLetters, m.paused} {
+	for _, c := range []prometheus.Collector{m.commands, m.apiDuration, m.retries, m.inFlight, m.transactions, m.txnPhase, m.pollAhead, m.lag, m.deadLetters, m.paused} {
 		errs = append(errs, reg.Register(c))
 	}
 	return m, errors.Join(errs...)

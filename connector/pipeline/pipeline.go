@@ -40,9 +40,10 @@ type Pipeline struct {
 	writes   *writeHealth
 	assigned atomic.Bool // partitions were assigned: reload the attempt marks
 
-	parked  *parkedSet  // touched only by the Run goroutine
-	settler *txnSettler // the running session's (Run goroutine)
-	reseed  bool        // rebuild parked from the retry topic before the next poll
+	parked   *parkedSet  // touched only by the Run goroutine
+	settler  *txnSettler // the running session's (Run goroutine)
+	topicIDs topicIDs    // the running session's, from its fetches (Run goroutine)
+	reseed   bool        // rebuild parked from the retry topic before the next poll
 
 	mu          sync.Mutex
 	cancelBatch context.CancelFunc // cancels the running batch (on revoke)
@@ -270,53 +271,75 @@ func (p *Pipeline) onRevoked(_ context.Context, _ *kgo.Client, rev map[string][]
 	}
 }
 
-// runSession is the poll → batch → end loop of one Kafka session.
+// runSession is the poll → batch → end loop of one Kafka session. A batch
+// polled ahead while the previous transaction ended (transact) is ended
+// next, before anything else is polled.
 func (p *Pipeline) runSession(ctx context.Context, s *kgo.GroupTransactSession) error {
 	var retryPausedUntil time.Time
+	var next *running // polled ahead: ended even once ctx is done
 	p.reseed = true
 	p.settler = newTxnSettler(s.Client(), p.cfg.TransactionalID, p.log)
-	for ctx.Err() == nil {
-		if p.reseed {
-			p.marks.invalidate()
-			if err := p.seedParked(ctx, s.Client()); err != nil {
-				p.log.Warn("rebuilding the parked set failed; session order across restarts is best effort", slog.Any("error", err))
-			}
-			p.reseed = false
-		}
-		if !p.awaitHealthy(ctx, s) {
-			return nil
-		}
-		if !retryPausedUntil.IsZero() && !p.clock.Now().Before(retryPausedUntil) {
-			s.Client().ResumeFetchTopics(p.cfg.Topics.Retry)
-			retryPausedUntil = time.Time{}
-		}
-		pollCtx, cancel := context.WithTimeout(ctx, time.Second)
-		fetches := s.PollRecords(pollCtx, p.cfg.MaxPollRecords)
-		cancel()
-		if fetches.IsClientClosed() {
-			return errors.New("kafka client closed")
-		}
-		fetches.EachError(func(t string, part int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-				p.log.Warn("fetch error", slog.String("topic", t), slog.Int("partition", int(part)), slog.Any("error", err))
-				if topics.Classify(err) == topics.TopicUnavailable { // gone or not readable
-					p.writes.readFailed(t, err, time.Now())
+	p.topicIDs = topicIDs{}
+	for ctx.Err() == nil || next != nil {
+		r := next
+		next = nil
+		if r == nil {
+			if p.reseed {
+				p.marks.invalidate()
+				if err := p.seedParked(ctx, s.Client()); err != nil {
+					p.log.Warn("rebuilding the parked set failed; session order across restarts is best effort", slog.Any("error", err))
 				}
+				p.reseed = false
 			}
-		})
-		p.metrics.observeLag(fetches)
-		recs := fetches.Records()
-		if len(recs) == 0 {
-			continue
+			if !p.awaitHealthy(ctx, s) {
+				return nil
+			}
+			if !retryPausedUntil.IsZero() && !p.clock.Now().Before(retryPausedUntil) {
+				s.Client().ResumeFetchTopics(p.cfg.Topics.Retry)
+				retryPausedUntil = time.Time{}
+			}
+			pollCtx, cancel := context.WithTimeout(ctx, time.Second)
+			recs, err := p.poll(pollCtx, s)
+			cancel()
+			if err != nil {
+				return err
+			}
+			if len(recs) == 0 {
+				continue
+			}
+			r = p.start(ctx, recs)
 		}
-		b, err := p.transact(ctx, s, recs)
+		b, ahead, err := p.transact(ctx, s, r)
 		if err != nil {
 			return err
 		}
+		next = ahead
 		if t := b.earliestNotDue(); !t.IsZero() {
 			s.Client().PauseFetchTopics(p.cfg.Topics.Retry)
 			retryPausedUntil = t
 		}
 	}
 	return nil
+}
+
+// poll returns the records of one poll (at most MaxPollRecords), noting
+// fetch errors: a topic gone or unreadable fails the read health. A nil ctx
+// takes only what is already fetched, at once. The error is final for the
+// session (its client closed).
+func (p *Pipeline) poll(ctx context.Context, s *kgo.GroupTransactSession) ([]*kgo.Record, error) {
+	fetches := s.PollRecords(ctx, p.cfg.MaxPollRecords)
+	if fetches.IsClientClosed() {
+		return nil, errors.New("kafka client closed")
+	}
+	fetches.EachError(func(t string, part int32, err error) {
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+			p.log.Warn("fetch error", slog.String("topic", t), slog.Int("partition", int(part)), slog.Any("error", err))
+			if topics.Classify(err) == topics.TopicUnavailable { // gone or not readable
+				p.writes.readFailed(t, err, time.Now())
+			}
+		}
+	})
+	p.metrics.observeLag(fetches)
+	p.topicIDs.learn(fetches)
+	return fetches.Records(), nil
 }

@@ -13,21 +13,18 @@ import (
 	"github.com/paysession/paysession/internal/retry"
 )
 
-// Overlapping a batch with the end of the previous transaction.
+// Waiting for the previous transaction without stalling.
 //
-// One transactional producer has one transaction open at a time, and a
-// kgo.GroupTransactSession commits every polled offset when it ends (its
-// End commits the client's UncommittedOffsets, the polled head; marking
-// records does not change that, and polling while End runs is not allowed).
-// So two transactions of the pipeline can never be open together, and a
-// batch cannot commit while later records are being executed. What can
-// overlap is the rest: when End returns, the broker has only written the
-// commit (PrepareCommit) to the transaction log; the markers that make the
-// results readable go to the partitions after that. The next batch polls,
-// decodes, writes its attempt marks and calls the API meanwhile.
+// One transactional producer has one transaction open at a time, so two
+// transactions of the pipeline are never open together. What overlaps is the
+// rest: the next batch is polled ahead and its marks and calls run while a
+// transaction ends (transact.go, offsets.go), and when End returns the
+// broker has only written the commit (PrepareCommit) to the transaction log;
+// the markers that make the results readable go to the partitions after
+// that.
 //
-// Only its first record must not reach a partition leader before the
-// previous transaction is complete: the leader verifies the record's
+// The next transaction's first record must not reach a partition leader
+// before the previous transaction is complete: the leader verifies the record's
 // transaction with the coordinator, which answers CONCURRENT_TRANSACTIONS
 // while the previous one is still PrepareCommit, and the leader retries the
 // verification only after add.partitions.to.txn.retry.backoff.ms (20 ms by

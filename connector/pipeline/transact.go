@@ -11,17 +11,22 @@ import (
 	"github.com/paysession/paysession/internal/kafka"
 )
 
-// transact runs one batch inside one transaction: Begin → execute the lanes
-// under the batch deadline → produce outcomes and retry records → End. It
-// returns an error only when the transaction's end is unknown, which the
-// caller answers by rebuilding the session.
-func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, recs []*kgo.Record) (*batch, error) {
-	phase := p.clock.Now()
-	lap := func(name string) {
-		now := p.clock.Now()
-		p.metrics.txnPhase.WithLabelValues(name).Observe(now.Sub(phase).Seconds())
-		phase = now
-	}
+// running is a batch whose calls have started: its attempt marks are
+// written (or failed, and then nothing was called) and its lanes run beside
+// the Run goroutine, which meanwhile may still end the previous transaction.
+type running struct {
+	b       *batch
+	recs    []*kgo.Record
+	markErr error
+	done    chan struct{} // closed when every lane is done
+	cancel  context.CancelFunc
+}
+
+// start reads polled records into a batch, writes the attempt marks that
+// must cover its calls (attempts.go) and starts its lanes under the batch
+// deadline. It runs on the Run goroutine.
+func (p *Pipeline) start(ctx context.Context, recs []*kgo.Record) *running {
+	begin := p.clock.Now()
 	// Reading the records may ask the schema registry: bounded like a batch.
 	readCtx, readCancel := context.WithTimeout(context.Background(), p.cfg.BatchDeadline)
 	b := p.newBatch(readCtx, recs)
@@ -31,17 +36,38 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 	}
 	now := p.clock.Now()
 	// No call starts without a durable mark covering it (attempts.go).
-	markErr := p.marks.cover(ctx, b.ins, func(in *inbound) bool { return in.decodeErr == nil && !p.keyTooOld(in, now) })
-	if err := s.Begin(); err != nil {
-		endSpans(startCommitSpan(b), b, "abort")
-		return b, fmt.Errorf("begin transaction: %w", err)
+	r := &running{b: b, recs: recs, done: make(chan struct{}), cancel: func() {}}
+	r.markErr = p.marks.cover(ctx, b.ins, func(in *inbound) bool { return in.decodeErr == nil && !p.keyTooOld(in, now) })
+	p.metrics.txnPhase.WithLabelValues("marks").Observe(p.clock.Now().Sub(begin).Seconds())
+	if r.markErr != nil {
+		close(r.done)
+		return r
 	}
-	lap("marks")
-	if markErr == nil {
-		bctx, cancel := p.batchContext(ctx)
+	bctx, cancel := p.batchContext(ctx)
+	r.cancel = cancel
+	go func() {
+		defer close(r.done)
 		p.runBatch(bctx, b)
-		cancel()
+	}()
+	return r
+}
+
+// transact ends a running batch inside one transaction: wait for its lanes
+// → Begin → produce outcomes and retry records → poll and start the next
+// batch → End, committing exactly this batch's offsets. The next batch's
+// calls run while this transaction ends; it is returned to be ended next,
+// or nil. transact returns an error only when the transaction's end is
+// unknown, which the caller answers by rebuilding the session.
+func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, r *running) (b *batch, next *running, err error) {
+	phase := p.clock.Now()
+	lap := func(name string) {
+		now := p.clock.Now()
+		p.metrics.txnPhase.WithLabelValues(name).Observe(now.Sub(phase).Seconds())
+		phase = now
 	}
+	b = r.b
+	<-r.done
+	r.cancel()
 	lap("calls")
 
 	p.mu.Lock()
@@ -49,10 +75,14 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 	p.cancelBatch, p.revoked = nil, false
 	p.mu.Unlock()
 
+	if err := s.Begin(); err != nil {
+		endSpans(startCommitSpan(b), b, "abort")
+		return b, nil, fmt.Errorf("begin transaction: %w", err)
+	}
 	commit := !revoked
-	writeErr := markErr
-	if markErr != nil {
-		p.log.Warn("attempt marks not written; aborting without calling the API", slog.Any("error", markErr))
+	writeErr := r.markErr
+	if r.markErr != nil {
+		p.log.Warn("attempt marks not written; aborting without calling the API", slog.Any("error", r.markErr))
 		commit = false
 	}
 	if commit {
@@ -62,38 +92,98 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, re
 		}
 		lap("produce")
 	}
+	if commit {
+		// The parked set as this commit leaves it, for the next batch's
+		// lanes; an abort rebuilds it from the retry topic (reseed).
+		p.parked.apply(b.parkedChanges())
+		next = p.pollAhead(ctx, s)
+	}
 	endCtx, endCancel := context.WithTimeout(context.Background(), p.cfg.TransactionTimeout)
 	defer endCancel()
 	commitSpan := startCommitSpan(b)
-	committed, err := s.End(endCtx, kgo.TransactionEndTry(commit))
+	committed, err := s.End(commitExactly(endCtx, r.recs, p.topicIDs), kgo.TransactionEndTry(commit))
 	lap("end")
 	p.settler.ended()
 	endSpans(commitSpan, b, transactionEnd(committed, err))
+	var dropped []*kgo.Record
+	if !committed {
+		dropped = p.drop(next) // and forget any revoke: nothing is in flight now
+		next = nil
+	}
 	switch {
 	case err != nil:
 		// The commit may have happened (franz-go issues 1052, 1207): the
 		// caller rebuilds the session, which re-reads committed offsets.
 		p.metrics.transactions.WithLabelValues("unknown").Inc()
-		p.log.Error("transaction end unknown", slog.Int("records", len(recs)), slog.Any("error", err))
-		return b, fmt.Errorf("end transaction: %w", err)
+		p.log.Error("transaction end unknown", slog.Int("records", len(r.recs)), slog.Any("error", err))
+		return b, nil, fmt.Errorf("end transaction: %w", err)
 	case committed:
 		p.metrics.transactions.WithLabelValues("commit").Inc()
 		p.writes.committed()
 		p.kept.forget(b)
-		p.parked.apply(b.parkedChanges())
 		p.countCommitted(b)
 	default:
 		p.metrics.transactions.WithLabelValues("abort").Inc()
-		p.log.Info("transaction aborted; records will be redelivered", slog.Int("records", len(recs)), slog.Bool("revoked", revoked))
-		p.reseed = true // a rebalance may have moved retry partitions
+		p.log.Info("transaction aborted; records will be redelivered", slog.Int("records", len(r.recs)), slog.Bool("revoked", revoked))
+		rewind(s.Client(), r.recs, dropped)
+		p.reseed = true // a rebalance may have moved retry partitions; the parked set is rebuilt
 		if writeErr != nil {
 			p.kept.keep(b) // its redelivered commands are not sent again (replay.go)
 			if p.writes.failed(writeErr) {
-				return b, errWritesBlocked
+				return b, nil, errWritesBlocked
 			}
 		}
 	}
-	return b, nil
+	return b, next, nil
+}
+
+// pollAhead takes the records already fetched, without waiting for more,
+// and starts them as the next batch, so that their marks and calls run
+// while the current transaction ends. It takes nothing while the pipeline
+// stops, while the API is failing (the Run loop pauses fetching) or once a
+// revoke is pending.
+func (p *Pipeline) pollAhead(ctx context.Context, s *kgo.GroupTransactSession) *running {
+	if ctx.Err() != nil {
+		return nil
+	}
+	if bad, _ := p.health.unhealthy(); bad {
+		return nil
+	}
+	p.mu.Lock()
+	revoked := p.revoked
+	p.mu.Unlock()
+	if revoked {
+		return nil
+	}
+	recs, err := p.poll(fetched, s)
+	if err != nil || len(recs) == 0 {
+		return nil
+	}
+	p.metrics.pollAhead.Inc()
+	return p.start(ctx, recs)
+}
+
+// fetched is the nil context that makes a poll take only the records already
+// fetched, at once (kgo.Client.PollRecords).
+var fetched context.Context
+
+// drop stops the batch started ahead of a transaction that did not commit
+// (r may be nil): its calls are cancelled and awaited, and nothing of it is
+// produced; its records are returned to be consumed again. A revoke seen
+// until now is answered by that abort and forgotten.
+func (p *Pipeline) drop(r *running) []*kgo.Record {
+	if r != nil {
+		r.cancel()
+		<-r.done
+		endSpans(startCommitSpan(r.b), r.b, "abort")
+	}
+	p.mu.Lock()
+	p.cancelBatch, p.revoked = nil, false
+	p.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	return r.recs
 }
 
 // batchContext bounds a batch by BatchDeadline, by ShutdownGrace once ctx

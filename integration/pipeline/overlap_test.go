@@ -150,6 +150,147 @@ func TestRevokeMidOverlapCommitsNothingUndone(t *testing.T) {
 	e.checkExactlyOnce(t, all)
 }
 
+// bufferedHook closes seen once the client has fetched a record with key.
+type bufferedHook struct {
+	key  string
+	once sync.Once
+	seen chan struct{}
+}
+
+func (h *bufferedHook) OnFetchRecordBuffered(r *kgo.Record) {
+	if string(r.Key) == h.key {
+		h.once.Do(func() { close(h.seen) })
+	}
+}
+
+// TestAbortOfBatchPolledAheadRedeliversIt: batch N's calls are held while
+// the next records are fetched, so that when N ends the pipeline polls them
+// ahead and their calls run while N's transaction ends (and commits N's
+// offsets only). Then a cooperative rebalance takes one of A's two
+// partitions away while those calls are held: the batch polled ahead aborts.
+// On the partition A keeps, the client alone would resume after the aborted
+// batch (it took everything it had polled when N ended as committed); the
+// pipeline rewinds to the batch's first record, so every command still ends
+// once and the service executes each once.
+func TestAbortOfBatchPolledAheadRedeliversIt(t *testing.T) {
+	e := newEnv(t, envOptions{kinds: []codec.CommandKind{codec.KindInitPayment}, partitions: 2})
+	var first, ahead []string
+	for i := range 4 {
+		first = append(first, fmt.Sprintf("ahead-%s-first-%d", e.id, i))
+		ahead = append(ahead, fmt.Sprintf("ahead-%s-next-%d", e.id, i))
+	}
+	holdFirst := &holdProxy{next: e.proxy.next, held: map[string]int{}, release: make(chan struct{})}
+	holdAhead := &holdProxy{next: holdFirst, held: map[string]int{}, release: make(chan struct{})}
+	for _, k := range first {
+		holdFirst.held[k] = 0
+	}
+	for _, k := range ahead {
+		holdAhead.held[k] = 0
+	}
+	e.proxy.next = holdAhead // before any pipeline runs
+	records := func(keys []string, amount int) []*kgo.Record {
+		var recs []*kgo.Record
+		for i, k := range keys {
+			r := e.command(codec.KindInitPayment, k, initPaymentJSON(cardSuccess, amount+i))
+			r.Partition = int32(i % 2)
+			recs = append(recs, r)
+		}
+		return recs
+	}
+	const batchDeadline = 12 * time.Second // held calls are revoked, not parked
+	fetched := &bufferedHook{key: ahead[len(ahead)-1], seen: make(chan struct{})}
+	regA := prometheus.NewRegistry()
+	e.start(t, func(c *pipeline.Config) {
+		c.BatchDeadline = batchDeadline
+		c.Registerer = regA
+		c.ClientHooks = func() []kgo.Hook { return []kgo.Hook{fetched} }
+	})
+
+	e.cl = harness.NewClient(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	e.produce(t, records(first, 1000)...)
+	harness.Eventually(t, time.Minute, "batch N's calls held", func() bool {
+		for _, k := range first {
+			if holdFirst.requests(k) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	e.produce(t, records(ahead, 2000)...)
+	select {
+	case <-fetched.seen:
+	case <-time.After(time.Minute):
+		t.Fatal("the next records were not fetched while batch N ran")
+	}
+	aheadBefore := counter0(t, regA, "paysession_pipeline_batches_ahead_total")
+	close(holdFirst.release)
+	for _, k := range first {
+		e.out.result(t, k, time.Minute)
+	}
+	harness.Eventually(t, time.Minute, "the next batch's calls held", func() bool {
+		for _, k := range ahead {
+			if holdAhead.requests(k) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	if n := counter0(t, regA, "paysession_pipeline_batches_ahead_total"); n <= aheadBefore {
+		t.Fatalf("batches polled ahead: %v, want more than %v (the next batch was not polled while N ended)", n, aheadBefore)
+	}
+	aborts := counter(t, regA, "paysession_pipeline_transactions_total", "abort")
+
+	// B joins: the default cooperative balancer moves one partition to B.
+	e.start(t, func(c *pipeline.Config) {
+		c.Kafka = append(c.Kafka, kgo.InstanceID("pipeline-"+e.id+"-b"))
+		c.TransactionalID = "pipeline-" + e.id + "-b"
+		c.BatchDeadline = batchDeadline
+		c.Registerer = prometheus.NewRegistry()
+	})
+	harness.Eventually(t, time.Minute, "A aborts the batch polled ahead", func() bool {
+		return counter(t, regA, "paysession_pipeline_transactions_total", "abort") > aborts
+	})
+	// Both partitions' held commands are called again: by B, and by A after its rewind.
+	harness.Eventually(t, time.Minute, "held commands redelivered on both partitions", func() bool {
+		for _, k := range ahead {
+			if holdAhead.requests(k) < 2 {
+				return false
+			}
+		}
+		return true
+	})
+	close(holdAhead.release)
+	all := append(append([]string{}, first...), ahead...)
+	for _, k := range all {
+		e.out.result(t, k, time.Minute)
+	}
+	harness.Eventually(t, time.Minute, "every payment booked", func() bool {
+		n := 0
+		for _, l := range e.sim.Ledger("") {
+			if l.Kind == "payment" {
+				n++
+			}
+		}
+		return n >= len(all)
+	})
+	e.checkExactlyOnce(t, all)
+}
+
+// counter0 returns the value of an unlabelled counter (0 when absent).
+func counter0(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	return 0
+}
+
 // counter returns the value of a counter family's series whose only label
 // has the given value (0 when absent).
 func counter(t *testing.T, reg *prometheus.Registry, name, label string) float64 {

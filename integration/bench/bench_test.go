@@ -209,6 +209,7 @@ func TestFlags(t *testing.T) {
 		{"zero workers", []string{"-webhook-workers", "0"}, true},
 		{"paced", []string{"-paced-commands", "200", "-paced-rate", "50", "-engines", "this", "-engine-phases-only"}, false},
 		{"zero paced rate", []string{"-paced-rate", "0"}, true},
+		{"zero paced warm-up", []string{"-paced-warmup", "0"}, true},
 		{"unknown engines", []string{"-engines", "boring"}, true},
 		{"unknown flag", []string{"-nope"}, true},
 	}
@@ -225,3 +226,26 @@ func TestFlags(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func TestSegmentsCSV(t *testing.T) {
+	t0 := time.UnixMicro(1_700_000_000_000_000)
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	seg := splitLatency([]string{"a", "b"}, []time.Time{t0, t0.Add(10 * time.Millisecond)},
+		map[string]time.Time{"a": t0.Add(ms(3)), "b": t0.Add(ms(14))},
+		map[string]time.Time{"a": t0.Add(ms(4.5)), "b": t0.Add(ms(30))},
+		map[string]time.Time{"a": t0.Add(ms(9)), "b": t0.Add(ms(41.25))})
+	path := filepath.Join(t.TempDir(), "paced.csv")
+	if err := seg.writeCSV(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "sent_unix_us,total_ms,command_acked_ms,result_produced_ms,result_readable_ms\n" +
+		"1700000000000000,9.000,3.000,1.500,4.500\n" +
+		"1700000000010000,31.250,4.000,16.000,11.250\n"
+	if string(got) != want {
+		t.Errorf("csv:\n%s\nwant:\n%s", got, want)
+	}
+}

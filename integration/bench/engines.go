@@ -64,7 +64,11 @@ func (e *env) measureOtherEngine(ctx context.Context, o options, log *slog.Logge
 	args := []string{"-engine-phases-only", "-engines", "this", "-out", out, "-profile-dir", filepath.Join(o.profileDir, string(engine)),
 		"-sign-for", o.signFor.String(), "-commands", strconv.Itoa(o.commands), "-partitions", strconv.Itoa(o.partitions),
 		"-max-in-flight", strconv.Itoa(o.maxInFlight), "-paced-commands", strconv.Itoa(o.pacedCommands),
-		"-paced-rate", strconv.FormatFloat(o.pacedRate, 'f', -1, 64), "-log-level", o.logLevel}
+		"-paced-rate", strconv.FormatFloat(o.pacedRate, 'f', -1, 64), "-paced-warmup", strconv.Itoa(o.pacedWarmUp),
+		"-log-level", o.logLevel}
+	if o.pacedCSV != "" {
+		args = append(args, "-paced-csv", o.pacedCSV+"-"+string(engine))
+	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), harness.BrokersEnv+"="+strings.Join(e.brokers, ","))
 	cmd.Stderr = os.Stderr // its log; its table (stdout) is folded into this one

@@ -1,6 +1,11 @@
 package main
 
-import "time"
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
 
 // segments split each command's latency (produce call → result readable)
 // into: command_acked (produce call → the broker acknowledged the command:
@@ -8,6 +13,7 @@ import "time"
 // waiting to be fetched, the API calls) and result_readable (→ readable
 // with read_committed: flush, commit, fetch).
 type segments struct {
+	sent                             []time.Time
 	total, acked, produced, readable []time.Duration
 }
 
@@ -15,7 +21,7 @@ type segments struct {
 // acknowledged, its result produced and its result readable.
 func splitLatency(keys []string, sent []time.Time, acked, producedAt, arrived map[string]time.Time) segments {
 	n := len(keys)
-	s := segments{total: make([]time.Duration, n), acked: make([]time.Duration, n),
+	s := segments{sent: sent, total: make([]time.Duration, n), acked: make([]time.Duration, n),
 		produced: make([]time.Duration, n), readable: make([]time.Duration, n)}
 	for i, k := range keys {
 		s.total[i] = arrived[k].Sub(sent[i])
@@ -24,6 +30,17 @@ func splitLatency(keys []string, sent []time.Time, acked, producedAt, arrived ma
 		s.readable[i] = arrived[k].Sub(producedAt[k])
 	}
 	return s
+}
+
+// writeCSV writes one line per command: when it was sent (Unix µs) and its
+// latency and segments in milliseconds, in send order.
+func (s segments) writeCSV(path string) error {
+	var b strings.Builder
+	b.WriteString("sent_unix_us,total_ms,command_acked_ms,result_produced_ms,result_readable_ms\n")
+	for i := range s.total {
+		fmt.Fprintf(&b, "%d,%.3f,%.3f,%.3f,%.3f\n", s.sent[i].UnixMicro(), ms(s.total[i]), ms(s.acked[i]), ms(s.produced[i]), ms(s.readable[i]))
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // quantiles are the segments' p50 and p99.

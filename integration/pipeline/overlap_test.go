@@ -71,15 +71,7 @@ func TestRevokeMidOverlapCommitsNothingUndone(t *testing.T) {
 		held = append(held, k)
 		hold.held[k] = 0
 	}
-	records := func(keys []string, amount int) []*kgo.Record {
-		var recs []*kgo.Record
-		for i, k := range keys {
-			r := e.command(codec.KindInitPayment, k, initPaymentJSON(cardSuccess, amount+i))
-			r.Partition = int32(i % 2)
-			recs = append(recs, r)
-		}
-		return recs
-	}
+	records := func(keys []string, amount int) []*kgo.Record { return e.paymentsOnTwoPartitions(keys, amount) }
 	// The batch must still run when the revoke comes (a heartbeat later),
 	// not be cut by its deadline first.
 	const batchDeadline = 12 * time.Second
@@ -103,18 +95,8 @@ func TestRevokeMidOverlapCommitsNothingUndone(t *testing.T) {
 	harness.Eventually(t, time.Minute, "held calls started", func() bool {
 		return hold.requests(held[0]) > 0 && hold.requests(held[1]) > 0
 	})
-	aborts := counter(t, regA, "paysession_pipeline_transactions_total", "abort")
-
 	// B joins: A's partitions are revoked in the middle of the batch.
-	e.start(t, func(c *pipeline.Config) {
-		c.Kafka = append(c.Kafka, eager, kgo.InstanceID("pipeline-"+e.id+"-b"))
-		c.TransactionalID = "pipeline-" + e.id + "-b"
-		c.BatchDeadline = batchDeadline
-		c.Registerer = prometheus.NewRegistry()
-	})
-	harness.Eventually(t, time.Minute, "A aborts its open transaction", func() bool {
-		return counter(t, regA, "paysession_pipeline_transactions_total", "abort") > aborts
-	})
+	e.joinB(t, regA, batchDeadline, eager)
 	// Redelivered, the held commands are called again (and held again).
 	harness.Eventually(t, time.Minute, "held commands redelivered", func() bool {
 		return hold.requests(held[0]) > 1 && hold.requests(held[1]) > 1
@@ -134,20 +116,7 @@ func TestRevokeMidOverlapCommitsNothingUndone(t *testing.T) {
 
 	close(hold.release)
 	all := append(append(append([]string{}, done...), open...), held...)
-	for _, k := range all {
-		e.out.result(t, k, time.Minute)
-	}
-	// The sandbox books a payment when it completes, after its answer.
-	harness.Eventually(t, time.Minute, "every payment booked", func() bool {
-		n := 0
-		for _, l := range e.sim.Ledger("") {
-			if l.Kind == "payment" {
-				n++
-			}
-		}
-		return n >= len(all)
-	})
-	e.checkExactlyOnce(t, all)
+	e.allPaidOnce(t, all)
 }
 
 // bufferedHook closes seen once the client has fetched a record with key.
@@ -188,15 +157,7 @@ func TestAbortOfBatchPolledAheadRedeliversIt(t *testing.T) {
 		holdAhead.held[k] = 0
 	}
 	e.proxy.next = holdAhead // before any pipeline runs
-	records := func(keys []string, amount int) []*kgo.Record {
-		var recs []*kgo.Record
-		for i, k := range keys {
-			r := e.command(codec.KindInitPayment, k, initPaymentJSON(cardSuccess, amount+i))
-			r.Partition = int32(i % 2)
-			recs = append(recs, r)
-		}
-		return recs
-	}
+	records := func(keys []string, amount int) []*kgo.Record { return e.paymentsOnTwoPartitions(keys, amount) }
 	const batchDeadline = 12 * time.Second // held calls are revoked, not parked
 	fetched := &bufferedHook{key: ahead[len(ahead)-1], seen: make(chan struct{})}
 	regA := prometheus.NewRegistry()
@@ -238,18 +199,8 @@ func TestAbortOfBatchPolledAheadRedeliversIt(t *testing.T) {
 	if n := counter0(t, regA, "paysession_pipeline_batches_ahead_total"); n <= aheadBefore {
 		t.Fatalf("batches polled ahead: %v, want more than %v (the next batch was not polled while N ended)", n, aheadBefore)
 	}
-	aborts := counter(t, regA, "paysession_pipeline_transactions_total", "abort")
-
 	// B joins: the default cooperative balancer moves one partition to B.
-	e.start(t, func(c *pipeline.Config) {
-		c.Kafka = append(c.Kafka, kgo.InstanceID("pipeline-"+e.id+"-b"))
-		c.TransactionalID = "pipeline-" + e.id + "-b"
-		c.BatchDeadline = batchDeadline
-		c.Registerer = prometheus.NewRegistry()
-	})
-	harness.Eventually(t, time.Minute, "A aborts the batch polled ahead", func() bool {
-		return counter(t, regA, "paysession_pipeline_transactions_total", "abort") > aborts
-	})
+	e.joinB(t, regA, batchDeadline)
 	// Both partitions' held commands are called again: by B, and by A after its rewind.
 	harness.Eventually(t, time.Minute, "held commands redelivered on both partitions", func() bool {
 		for _, k := range ahead {
@@ -261,7 +212,27 @@ func TestAbortOfBatchPolledAheadRedeliversIt(t *testing.T) {
 	})
 	close(holdAhead.release)
 	all := append(append([]string{}, first...), ahead...)
-	for _, k := range all {
+	e.allPaidOnce(t, all)
+}
+
+// paymentsOnTwoPartitions returns an init_payment command per key, with
+// amounts from amount up, alternating between partitions 0 and 1.
+func (e *env) paymentsOnTwoPartitions(keys []string, amount int) []*kgo.Record {
+	var recs []*kgo.Record
+	for i, k := range keys {
+		r := e.command(codec.KindInitPayment, k, initPaymentJSON(cardSuccess, amount+i))
+		r.Partition = int32(i % 2)
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// allPaidOnce waits until every key has a result and the sandbox booked
+// every payment (it books one when it completes, after its answer), then
+// checks that each command ended once and was executed once.
+func (e *env) allPaidOnce(t *testing.T, keys []string) {
+	t.Helper()
+	for _, k := range keys {
 		e.out.result(t, k, time.Minute)
 	}
 	harness.Eventually(t, time.Minute, "every payment booked", func() bool {
@@ -271,9 +242,25 @@ func TestAbortOfBatchPolledAheadRedeliversIt(t *testing.T) {
 				n++
 			}
 		}
-		return n >= len(all)
+		return n >= len(keys)
 	})
-	e.checkExactlyOnce(t, all)
+	e.checkExactlyOnce(t, keys)
+}
+
+// joinB starts a second pipeline, B, in A's group and waits until A (whose
+// metrics regA holds) has aborted a transaction since.
+func (e *env) joinB(t *testing.T, regA *prometheus.Registry, batchDeadline time.Duration, opts ...kgo.Opt) {
+	t.Helper()
+	aborts := counter(t, regA, "paysession_pipeline_transactions_total", "abort")
+	e.start(t, func(c *pipeline.Config) {
+		c.Kafka = append(append(c.Kafka, opts...), kgo.InstanceID("pipeline-"+e.id+"-b"))
+		c.TransactionalID = "pipeline-" + e.id + "-b"
+		c.BatchDeadline = batchDeadline
+		c.Registerer = prometheus.NewRegistry()
+	})
+	harness.Eventually(t, time.Minute, "A aborts its open transaction", func() bool {
+		return counter(t, regA, "paysession_pipeline_transactions_total", "abort") > aborts
+	})
 }
 
 // counter0 returns the value of an unlabelled counter (0 when absent).

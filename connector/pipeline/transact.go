@@ -140,10 +140,12 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, r 
 // pollAhead takes the records already fetched, without waiting for more,
 // and starts them as the next batch, so that their marks and calls run
 // while the current transaction ends. It takes nothing while the pipeline
-// stops, while the API is failing (the Run loop pauses fetching) or once a
-// revoke is pending.
+// stops, while the API is failing (the Run loop pauses fetching), once a
+// revoke is pending, or after an assignment: then the attempt marks are
+// read back first (attempts.go), which is not work to do while a
+// transaction is open.
 func (p *Pipeline) pollAhead(ctx context.Context, s *kgo.GroupTransactSession) *running {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || p.assigned.Load() {
 		return nil
 	}
 	if bad, _ := p.health.unhealthy(); bad {

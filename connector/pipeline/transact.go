@@ -70,11 +70,7 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, r 
 	r.cancel()
 	lap("calls")
 
-	p.mu.Lock()
-	revoked := p.revoked
-	p.cancelBatch, p.revoked = nil, false
-	p.mu.Unlock()
-
+	revoked := p.batchDone()
 	if err := s.Begin(); err != nil {
 		endSpans(startCommitSpan(b), b, "abort")
 		return b, nil, fmt.Errorf("begin transaction: %w", err)
@@ -165,6 +161,16 @@ func (p *Pipeline) pollAhead(ctx context.Context, s *kgo.GroupTransactSession) *
 	return p.start(ctx, recs)
 }
 
+// batchDone forgets the running batch's cancel and reports whether a revoke
+// hit it (and forgets the revoke too: the batch's transaction answers it).
+func (p *Pipeline) batchDone() (revoked bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	revoked = p.revoked
+	p.cancelBatch, p.revoked = nil, false
+	return revoked
+}
+
 // fetched is the nil context that makes a poll take only the records already
 // fetched, at once (kgo.Client.PollRecords).
 var fetched context.Context
@@ -179,9 +185,7 @@ func (p *Pipeline) drop(r *running) []*kgo.Record {
 		<-r.done
 		endSpans(startCommitSpan(r.b), r.b, "abort")
 	}
-	p.mu.Lock()
-	p.cancelBatch, p.revoked = nil, false
-	p.mu.Unlock()
+	p.batchDone()
 	if r == nil {
 		return nil
 	}

@@ -67,11 +67,6 @@ func (p *producer) wait() error {
 // the connector; it returns when the first was produced and when the last
 // result arrived.
 func (e *env) runBatch(ctx context.Context, b *batch) (start, last time.Time, err error) {
-	return e.runBatchOn(ctx, b, e.results)
-}
-
-// runBatchOn is runBatch with the results read by c.
-func (e *env) runBatchOn(ctx context.Context, b *batch, c *collector) (start, last time.Time, err error) {
 	p := &producer{cl: e.producer}
 	start = time.Now()
 	for _, r := range b.records {
@@ -80,7 +75,7 @@ func (e *env) runBatchOn(ctx context.Context, b *batch, c *collector) (start, la
 	if err := p.wait(); err != nil {
 		return start, start, err
 	}
-	arrived, err := c.wait(ctx, b.keys)
+	arrived, err := e.results.wait(ctx, b.keys)
 	if err != nil {
 		return start, start, err
 	}

@@ -146,7 +146,7 @@ func TestReportJSON(t *testing.T) {
 			"partitions", "peak_in_flight", "peak_rss_mib", "sandbox_latency_ms", "seconds", "stack_inuse_mib_at_peak"},
 		"webhooks": {"accepted", "accepted_per_s", "p50_ms", "p99_ms", "seconds", "sent", "workers"},
 		"paced": {"commands", "connector", "connector_mean_transaction_phase_ms", "connector_segments_ms", "connector_to_naive_p99_ratio",
-			"connector_transactions", "naive_loop", "partitions", "rate_per_s", "signing_engine"},
+			"connector_transactions", "naive_loop", "partitions", "rate_per_s", "rounds", "signing_engine"},
 	}
 	for section, keys := range wantKeys {
 		m, _ := got[section].(map[string]any)
@@ -210,6 +210,7 @@ func TestFlags(t *testing.T) {
 		{"paced", []string{"-paced-commands", "200", "-paced-rate", "50", "-engines", "this", "-engine-phases-only"}, false},
 		{"zero paced rate", []string{"-paced-rate", "0"}, true},
 		{"zero paced warm-up", []string{"-paced-warmup", "0"}, true},
+		{"zero paced rounds", []string{"-paced-rounds", "0"}, true},
 		{"unknown engines", []string{"-engines", "boring"}, true},
 		{"unknown flag", []string{"-nope"}, true},
 	}
@@ -247,5 +248,40 @@ func TestSegmentsCSV(t *testing.T) {
 		"1700000000010000,31.250,4.000,16.000,11.250\n"
 	if string(got) != want {
 		t.Errorf("csv:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestPacedSlices(t *testing.T) {
+	for _, c := range []struct {
+		n, rounds int
+		want      []int
+	}{
+		{1000, 5, []int{200, 200, 200, 200, 200}},
+		{1001, 5, []int{201, 200, 200, 200, 200}},
+		{3, 5, []int{1, 1, 1}},
+		{7, 1, []int{7}},
+	} {
+		if got := splitEven(c.n, c.rounds); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("splitEven(%d, %d) = %v, want %v", c.n, c.rounds, got, c.want)
+		}
+	}
+	// Joined slices are one side's commands: percentiles over all of them.
+	t0 := time.Unix(0, 0)
+	slice := func(totals ...time.Duration) segments {
+		s := segments{}
+		for _, d := range totals {
+			s.sent, s.total = append(s.sent, t0), append(s.total, d)
+			s.acked, s.produced, s.readable = append(s.acked, 0), append(s.produced, 0), append(s.readable, d)
+		}
+		return s
+	}
+	var joined segments
+	for i := range 10 {
+		d := time.Duration(i*10+1) * time.Millisecond
+		joined = joined.join(slice(d, d+time.Millisecond, d+2*time.Millisecond, d+3*time.Millisecond, d+4*time.Millisecond,
+			d+5*time.Millisecond, d+6*time.Millisecond, d+7*time.Millisecond, d+8*time.Millisecond, d+9*time.Millisecond))
+	}
+	if r := joined.run(); len(joined.total) != 100 || r.MaxMS != 100 || r.P99MS != 99 || r.P50MS != 50 {
+		t.Errorf("joined: %d commands, run %+v; want 100 commands, p50 50, p99 99, max 100", len(joined.total), r)
 	}
 }

@@ -65,6 +65,7 @@ func (e *env) measureOtherEngine(ctx context.Context, o options, log *slog.Logge
 		"-sign-for", o.signFor.String(), "-commands", strconv.Itoa(o.commands), "-partitions", strconv.Itoa(o.partitions),
 		"-max-in-flight", strconv.Itoa(o.maxInFlight), "-paced-commands", strconv.Itoa(o.pacedCommands),
 		"-paced-rate", strconv.FormatFloat(o.pacedRate, 'f', -1, 64), "-paced-warmup", strconv.Itoa(o.pacedWarmUp),
+		"-paced-rounds", strconv.Itoa(o.pacedRounds),
 		"-log-level", o.logLevel}
 	if o.pacedCSV != "" {
 		args = append(args, "-paced-csv", o.pacedCSV+"-"+string(engine))

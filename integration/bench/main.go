@@ -51,6 +51,7 @@ type options struct {
 	pacedCommands  int
 	pacedRate      float64
 	pacedWarmUp    int
+	pacedRounds    int
 	pacedCSV       string
 	// engines is "all" (also measure the other signing engine, with a
 	// bench built for it) or "this" (only this build's engine).
@@ -79,6 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.pacedCommands, "paced-commands", 1000, "commands of the paced phase, through the connector and through the naive loop each")
 	fs.Float64Var(&o.pacedRate, "paced-rate", 100, "commands/s of the paced phase")
 	fs.IntVar(&o.pacedWarmUp, "paced-warmup", 300, "commands sent at the paced rate, unmeasured, before each side's paced run")
+	fs.IntVar(&o.pacedRounds, "paced-rounds", 5, "alternating slices the paced commands of each side run in (connector, naive loop, connector, ...)")
 	fs.StringVar(&o.pacedCSV, "paced-csv", "", "if set, write each paced command's latency segments to <this>-connector.csv and <this>-naive.csv")
 	fs.StringVar(&o.engines, "engines", "all", "signing engines measured: all (this build's, then the other one with a bench built for it: -tags libcrypto or not) or this")
 	fs.BoolVar(&o.engineOnly, "engine-phases-only", false, "run only the phases measured per signing engine (signing rate, throughput, paced); the bench's child runs use it")
@@ -94,8 +96,8 @@ func (o options) validate() error {
 		return fmt.Errorf("-commands, -slow-commands and -webhooks must be at least 1")
 	case o.partitions < 1, o.webhookWorkers < 1, o.maxInFlight < 1:
 		return fmt.Errorf("-partitions, -webhook-workers and -max-in-flight must be at least 1")
-	case o.pacedCommands < 1, !(o.pacedRate > 0), o.pacedWarmUp < 1:
-		return fmt.Errorf("-paced-commands, -paced-rate and -paced-warmup must be positive")
+	case o.pacedCommands < 1, !(o.pacedRate > 0), o.pacedWarmUp < 1, o.pacedRounds < 1:
+		return fmt.Errorf("-paced-commands, -paced-rate, -paced-warmup and -paced-rounds must be positive")
 	case o.engines != "all" && o.engines != "this":
 		return fmt.Errorf("-engines %q: want all or this", o.engines)
 	}

@@ -82,9 +82,10 @@ func notes(o options) []string {
 			"of this phase's commands and results; heap profile of the peak: " + slowHeapProfile(o),
 		fmt.Sprintf("PAYSESSION_PIPELINE_MAX_IN_FLIGHT=%d in every phase; the sandbox sends no webhooks in the command phases", o.maxInFlight),
 		"added latency = produce call -> result readable with read_committed, minus the sandbox latency (0 in that phase)",
-		fmt.Sprintf("paced phase: %d commands at %.0f/s (0 ms sandbox latency), through the connector, then through a naive "+
+		fmt.Sprintf("paced phase: %d commands at %.0f/s (0 ms sandbox latency) through the connector and as many through a naive "+
 			"at-least-once franz-go loop in this process (poll -> call all -> produce, acks=all -> commit; same signer, "+
-			"same partitions); readable latency = produce call -> result readable", o.pacedCommands, o.pacedRate),
+			"same partitions), in %d alternating slices of each after a warm-up of each; readable latency = produce call -> "+
+			"result readable", o.pacedCommands, o.pacedRate, o.pacedRounds),
 		"signing engines: this bench signs with " + string(signing.DefaultEngine) + " (connector and naive loop); the other " +
 			"engine's row comes from a bench built for it (-tags libcrypto or not) run afterwards on the same broker",
 	}

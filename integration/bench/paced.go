@@ -8,16 +8,18 @@ import (
 )
 
 // Paced is the paced-latency phase: the same init_payout commands at a
-// steady rate (0 ms sandbox latency), first through the connector, then
-// through the naive at-least-once loop on topics of the same layout, on one
-// broker and one sandbox. Latency is produce call → result readable
+// steady rate (0 ms sandbox latency) through the connector and through the
+// naive at-least-once loop on topics of the same layout, in alternating
+// slices, on one broker and one sandbox. Latency is produce call → result readable
 // (read_committed).
 type Paced struct {
 	RatePerSecond float64 `json:"rate_per_s"`
 	Commands      int     `json:"commands"`
 	Partitions    int     `json:"partitions"`
 	// Engine signs the requests of both (signing.DefaultEngine of the build).
-	Engine    string   `json:"signing_engine"`
+	Engine string `json:"signing_engine"`
+	// Rounds is how many alternating slices each side's commands ran in.
+	Rounds    int      `json:"rounds"`
 	Connector PacedRun `json:"connector"`
 	Naive     PacedRun `json:"naive_loop"`
 	P99Ratio  float64  `json:"connector_to_naive_p99_ratio"`
@@ -38,54 +40,107 @@ type PacedRun struct {
 }
 
 // measurePaced runs o.pacedCommands at o.pacedRate through the connector
-// and then through a naive loop started for the phase.
+// and as many through a naive loop started for the phase, in o.pacedRounds
+// alternating slices (connector, naive loop, connector, ...) after a
+// warm-up of each. One broker's state drifts over a phase (its garbage
+// collector's pauses were the p99 of either side in most runs): slices
+// make both sides meet the same drift, where two runs one after the other
+// measured each in its own ten seconds.
 func (e *env) measurePaced(ctx context.Context, o options, engine string) (Paced, error) {
-	ph := Paced{RatePerSecond: o.pacedRate, Commands: o.pacedCommands, Partitions: o.partitions, Engine: engine}
-	// The same warm-up as the naive loop's, right before the paced run: the
-	// same commands at the same pace, unmeasured. A burst does not warm what
-	// the pace exercises: the broker runs its transaction coordinator's
-	// per-transaction code interpreted until it is hot, and the first
-	// hundreds of small transactions after a burst took 4-6 ms per request
-	// (the JIT compiled about 3,000 methods, transaction ones among them, in
-	// the first 2 s of pacing). The naive loop uses no transaction.
-	if _, _, err := e.pacedRun(ctx, newBatch(e.cfg.Topics.InitPayout, "paced-warmup", o.pacedWarmUp, o.partitions), e.results, o.pacedRate); err != nil {
-		return ph, fmt.Errorf("connector warm-up: %w", err)
+	ph := Paced{RatePerSecond: o.pacedRate, Commands: o.pacedCommands, Partitions: o.partitions, Engine: engine, Rounds: o.pacedRounds}
+	naive, err := e.startNaive(ctx, o)
+	if err != nil {
+		return ph, fmt.Errorf("naive loop: %w", err)
+	}
+	// A failed loop ends the waits at once instead of at the bench timeout
+	// (its error comes from stop).
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-naive.loop.stopped:
+			cancel()
+		case <-runCtx.Done():
+		}
+	}()
+	stop := func(err error) error { return errors.Join(err, naive.stop()) }
+	// Each side is warmed up by the same commands at the same pace,
+	// unmeasured. A burst does not warm what the pace exercises: the broker
+	// runs its transaction coordinator's per-transaction code interpreted
+	// until it is hot, and the first hundreds of small transactions after a
+	// burst took 4-6 ms per request (the JIT compiled about 3,000 methods,
+	// transaction ones among them, in the first 2 s of pacing). The naive
+	// loop uses no transaction.
+	if _, err := e.pacedRun(runCtx, newBatch(e.cfg.Topics.InitPayout, "paced-warmup", o.pacedWarmUp, o.partitions), e.results, o.pacedRate); err != nil {
+		return ph, stop(fmt.Errorf("connector warm-up: %w", err))
+	}
+	if _, err := e.pacedRun(runCtx, newBatch(naive.commands, "naive-warmup", o.pacedWarmUp, o.partitions), naive.results, o.pacedRate); err != nil {
+		return ph, stop(fmt.Errorf("naive loop warm-up: %w", err))
 	}
 	prof, err := startProfile(o.profileDir, "paced")
 	if err != nil {
-		return ph, err
+		return ph, stop(err)
 	}
-	b := newBatch(e.cfg.Topics.InitPayout, "paced", o.pacedCommands, o.partitions)
 	before := readPipelineStats(e.conn.Registry)
-	var seg segments
-	ph.Connector, seg, err = e.pacedRun(ctx, b, e.results, o.pacedRate)
-	if err == nil && o.pacedCSV != "" {
-		err = seg.writeCSV(o.pacedCSV + "-connector.csv")
+	var conn, loop segments
+	for i, n := range splitEven(o.pacedCommands, o.pacedRounds) {
+		seg, err := e.pacedRun(runCtx, newBatch(e.cfg.Topics.InitPayout, fmt.Sprintf("paced-%d", i), n, o.partitions), e.results, o.pacedRate)
+		if err != nil {
+			prof.stop()
+			return ph, stop(fmt.Errorf("connector: %w", err))
+		}
+		conn = conn.join(seg)
+		if seg, err = e.pacedRun(runCtx, newBatch(naive.commands, fmt.Sprintf("naive-paced-%d", i), n, o.partitions), naive.results, o.pacedRate); err != nil {
+			prof.stop()
+			return ph, stop(fmt.Errorf("naive loop: %w", err))
+		}
+		loop = loop.join(seg)
 	}
-	if err == nil {
-		ph.Segments = seg.quantiles()
-		after := readPipelineStats(e.conn.Registry)
-		ph.Transactions, ph.MeanPhaseMS = after.since(before)
-	}
-	if err != nil {
-		err = fmt.Errorf("connector: %w", err)
-	} else if ph.Naive, err = e.measureNaive(ctx, o); err != nil {
-		err = fmt.Errorf("naive loop: %w", err)
-	}
+	after := readPipelineStats(e.conn.Registry)
 	ph.Profile = prof.stop()
-	if err != nil {
-		return ph, err
+	if err := stop(nil); err != nil {
+		return ph, fmt.Errorf("naive loop: %w", err)
 	}
+	if o.pacedCSV != "" {
+		if err := errors.Join(conn.writeCSV(o.pacedCSV+"-connector.csv"), loop.writeCSV(o.pacedCSV+"-naive.csv")); err != nil {
+			return ph, err
+		}
+	}
+	ph.Connector, ph.Naive = conn.run(), loop.run()
+	ph.Segments = conn.quantiles()
+	ph.Transactions, ph.MeanPhaseMS = after.since(before)
 	if ph.Naive.P99MS > 0 {
 		ph.P99Ratio = round(ph.Connector.P99MS/ph.Naive.P99MS, 2)
 	}
 	return ph, nil
 }
 
-// measureNaive creates the naive loop's topics (commands with the
-// connector's partitions, results with one like command-results), warms
-// the loop up and paces the phase's commands through it.
-func (e *env) measureNaive(ctx context.Context, o options) (PacedRun, error) {
+// splitEven splits n commands into rounds slices as even as possible (fewer
+// when n < rounds).
+func splitEven(n, rounds int) []int {
+	rounds = min(rounds, n)
+	out := make([]int, rounds)
+	for i := range out {
+		out[i] = n / rounds
+		if i < n%rounds {
+			out[i]++
+		}
+	}
+	return out
+}
+
+// naiveSide is the naive loop of the paced phase with its topics and the
+// collector of its results.
+type naiveSide struct {
+	commands string
+	results  *collector
+	loop     *naiveLoop
+}
+
+// startNaive creates the naive loop's topics (commands with the
+// connector's partitions, results with one like command-results) and
+// starts the loop and the collector of its results.
+func (e *env) startNaive(ctx context.Context, o options) (*naiveSide, error) {
 	prefix := "bench-" + randomID() + "-naive-"
 	commands, results := prefix+"commands", prefix+"results"
 	for topic, partitions := range map[string]int32{commands: int32(o.partitions), results: 1} {
@@ -94,52 +149,40 @@ func (e *env) measureNaive(ctx context.Context, o options) (PacedRun, error) {
 			err = res.Err
 		}
 		if err != nil {
-			return PacedRun{}, fmt.Errorf("create topic %s: %w", topic, err)
+			return nil, fmt.Errorf("create topic %s: %w", topic, err)
 		}
 		e.topics = append(e.topics, topic)
 	}
 	c, err := startCollector(ctx, e.brokers, results)
 	if err != nil {
-		return PacedRun{}, err
+		return nil, err
 	}
-	defer c.close()
 	loop, err := e.startNaiveLoop(ctx, commands, results, prefix+"group")
 	if err != nil {
-		return PacedRun{}, err
+		c.close()
+		return nil, err
 	}
-	// A failed loop ends the waits at once instead of at the bench timeout
-	// (its error comes from stop).
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-loop.stopped:
-			cancel()
-		case <-runCtx.Done():
-		}
-	}()
-	if _, _, err := e.pacedRun(runCtx, newBatch(commands, "naive-warmup", o.pacedWarmUp, o.partitions), c, o.pacedRate); err != nil {
-		return PacedRun{}, errors.Join(fmt.Errorf("warm-up: %w", err), loop.stop())
-	}
-	run, seg, err := e.pacedRun(runCtx, newBatch(commands, "naive-paced", o.pacedCommands, o.partitions), c, o.pacedRate)
-	if err == nil && o.pacedCSV != "" {
-		err = seg.writeCSV(o.pacedCSV + "-naive.csv")
-	}
-	return run, errors.Join(err, loop.stop())
+	return &naiveSide{commands: commands, results: c, loop: loop}, nil
 }
 
-// pacedRun paces b at rate and waits for every result in c; it also
-// returns each command's latency split into segments.
-func (e *env) pacedRun(ctx context.Context, b *batch, c *collector, rate float64) (PacedRun, segments, error) {
+// stop stops the loop and the collector; it returns the loop's error.
+func (n *naiveSide) stop() error {
+	err := n.loop.stop()
+	n.results.close()
+	return err
+}
+
+// pacedRun paces b at rate and waits for every result in c; it returns
+// each command's latency split into segments.
+func (e *env) pacedRun(ctx context.Context, b *batch, c *collector, rate float64) (segments, error) {
 	p := &producer{cl: e.producer, acked: make(map[string]time.Time, len(b.keys))}
 	sent := pace(ctx, p, b.records, rate)
 	if err := p.wait(); err != nil {
-		return PacedRun{}, segments{}, err
+		return segments{}, err
 	}
 	arrived, err := c.wait(ctx, b.keys)
 	if err != nil {
-		return PacedRun{}, segments{}, err
+		return segments{}, err
 	}
-	seg := splitLatency(b.keys, sent, p.acked, c.producedAt(b.keys), arrived)
-	return PacedRun{P50MS: ms(percentile(seg.total, 50)), P99MS: ms(percentile(seg.total, 99)), MaxMS: ms(percentile(seg.total, 100))}, seg, nil
+	return splitLatency(b.keys, sent, p.acked, c.producedAt(b.keys), arrived), nil
 }

@@ -201,7 +201,8 @@ func (r *Report) print(w io.Writer) {
 	pc := r.Paced
 	row("paced readable latency", "connector p50 %.1f ms, p99 %.1f ms, max %.1f ms; naive loop p50 %.1f ms, p99 %.1f ms, max %.1f ms",
 		pc.Connector.P50MS, pc.Connector.P99MS, pc.Connector.MaxMS, pc.Naive.P50MS, pc.Naive.P99MS, pc.Naive.MaxMS)
-	row("  p99 connector / naive", "%.2f (%.0f/s, %d commands each, %d partitions, signer %s)", pc.P99Ratio, pc.RatePerSecond, pc.Commands, pc.Partitions, pc.Engine)
+	row("  p99 connector / naive", "%.2f (%.0f/s, %d commands each in %d alternating slices, %d partitions, signer %s)",
+		pc.P99Ratio, pc.RatePerSecond, pc.Commands, pc.Rounds, pc.Partitions, pc.Engine)
 	ps := pc.Segments
 	row("  connector segments p50/p99", "command acked %.0f/%.0f ms, then result produced %.0f/%.0f ms, then readable %.0f/%.0f ms",
 		ps["command_acked"].P50, ps["command_acked"].P99, ps["result_produced"].P50, ps["result_produced"].P99,

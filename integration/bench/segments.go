@@ -32,6 +32,18 @@ func splitLatency(keys []string, sent []time.Time, acked, producedAt, arrived ma
 	return s
 }
 
+// join returns s followed by t (another slice of the same side).
+func (s segments) join(t segments) segments {
+	return segments{sent: append(s.sent, t.sent...), total: append(s.total, t.total...),
+		acked: append(s.acked, t.acked...), produced: append(s.produced, t.produced...),
+		readable: append(s.readable, t.readable...)}
+}
+
+// run is the total latency's p50, p99 and maximum.
+func (s segments) run() PacedRun {
+	return PacedRun{P50MS: ms(percentile(s.total, 50)), P99MS: ms(percentile(s.total, 99)), MaxMS: ms(percentile(s.total, 100))}
+}
+
 // writeCSV writes one line per command: when it was sent (Unix µs) and its
 // latency and segments in milliseconds, in send order.
 func (s segments) writeCSV(path string) error {

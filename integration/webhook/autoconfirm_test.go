@@ -27,7 +27,7 @@ func (g *rig) newMeteredReconciler(t *testing.T, policy reconcile.ConfirmPolicy,
 		Brokers: g.brokers, Group: "reconciler-" + g.sessions, SessionsTopic: g.sessions, UpdatesTopic: g.updates,
 		Producer: g.prod, Encoder: encoder(t), API: g.api, Confirm: policy,
 		QuietAfter: 5 * time.Minute, MaxBackoff: 10 * time.Minute, Tick: 20 * time.Millisecond,
-		Now: g.simNow, Logger: testLogger(), Registerer: reg,
+		Now: g.simNow, Logger: testLogger(t), Registerer: reg,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func startConnector(t *testing.T, with ...func(vars map[string]string)) *connRig
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim, err := paysim.New(paysim.Config{ServiceKey: service, Seed: 15, Logger: testLogger(), Projects: []paysim.Project{
+	sim, err := paysim.New(paysim.Config{ServiceKey: service, Seed: 15, Logger: testLogger(t), Projects: []paysim.Project{
 		paysim.DevProject(mainProject, &mainKey.PublicKey, hookURL),
 		paysim.DevProject(secondProject, &secondKey.PublicKey, hookURL+"/"+secondProject),
 	}})
@@ -102,7 +102,7 @@ func startConnector(t *testing.T, with ...func(vars map[string]string)) *connRig
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: testLogger(), InstanceID: id,
+	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: testLogger(t), InstanceID: id,
 		WebhookListener: webhookL, OpsListener: opsL,
 		KafkaOpts: []kgo.Opt{kgo.MetadataMinAge(250 * time.Millisecond), kgo.FetchMaxWait(100 * time.Millisecond)}})
 	if err != nil {

@@ -18,7 +18,7 @@ func TestPeriodicPublishersReachKafka(t *testing.T) {
 	wallets, banks := harness.Topic(t, g.admin, 1), harness.Topic(t, g.admin, 1)
 	p, err := publish.New(publish.Config{API: g.api, Producer: g.prod, Encoder: encoder(t),
 		WalletInterval: time.Hour, BanksInterval: time.Hour, WalletTopic: wallets, BanksTopic: banks,
-		Registerer: prometheus.NewRegistry(), Logger: testLogger(), Now: g.simNow})
+		Registerer: prometheus.NewRegistry(), Logger: testLogger(t), Now: g.simNow})
 	if err != nil {
 		t.Fatal(err)
 	}

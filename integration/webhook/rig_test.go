@@ -128,7 +128,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 		Clock:      paysim.NewFakeClock(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)),
 		Projects:   []paysim.Project{paysim.DevProject(project, &partner.PublicKey, g.url)},
 		ServiceKey: serviceKey,
-		Logger:     testLogger(),
+		Logger:     testLogger(t),
 		Seed:       7,
 	})
 	if err != nil {
@@ -161,7 +161,7 @@ func (g *rig) newWriter(t *testing.T, replica string) *sessionwriter.Writer {
 		Kafka:   []kgo.Opt{kgo.SeedBrokers(g.brokers...), kgo.FetchMaxWait(100 * time.Millisecond), kgo.SessionTimeout(6 * time.Second)},
 		GroupID: "writer-" + g.updates, TransactionalID: "writer-" + g.updates + "-" + replica,
 		UpdatesTopic: g.updates, SessionsTopic: g.sessions, EventsTopic: g.events,
-		Decoder: dec, Encoder: encoder(t), Clock: g.simNow, Logger: testLogger(),
+		Decoder: dec, Encoder: encoder(t), Clock: g.simNow, Logger: testLogger(t),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +208,7 @@ func (g *rig) newIngress(t *testing.T, publishTimeout, deliveryTimeout time.Dura
 		PublishTimeout:  publishTimeout,
 		DeliveryTimeout: deliveryTimeout,
 		Registerer:      prometheus.NewRegistry(),
-		Logger:          testLogger(),
+		Logger:          testLogger(t),
 		Now:             g.simNow,
 	})
 	if err != nil {
@@ -228,7 +228,7 @@ func (g *rig) newReconciler(t *testing.T, policy reconcile.ConfirmPolicy) *recon
 		Brokers: g.brokers, Group: "reconciler-" + g.sessions, SessionsTopic: g.sessions, UpdatesTopic: g.updates,
 		Producer: g.prod, Encoder: encoder(t), API: g.api, Confirm: policy,
 		QuietAfter: 5 * time.Minute, MaxBackoff: 10 * time.Minute, Tick: 20 * time.Millisecond,
-		Now: g.simNow, Logger: testLogger(),
+		Now: g.simNow, Logger: testLogger(t),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -380,9 +380,53 @@ func (g *rig) publishResponse(t *testing.T, s *payapi.Session) {
 	}
 }
 
-func testLogger() *slog.Logger {
+// testLogger is the logger of a test's connector parts and sandbox: to
+// stderr with WEBHOOK_TEST_LOG set; otherwise one per test, kept in memory
+// (its last logTail bytes) and written to the test's output only if the
+// test fails, so that a failure seen once, in a CI run, can be read.
+func testLogger(t *testing.T) *slog.Logger {
 	if os.Getenv("WEBHOOK_TEST_LOG") != "" {
 		return slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	return slog.New(slog.DiscardHandler)
+	if l, ok := testLogs.Load(t); ok {
+		return l.(*slog.Logger)
+	}
+	tail := &logTailBuffer{max: logTail}
+	l := slog.New(slog.NewTextHandler(tail, nil))
+	testLogs.Store(t, l)
+	t.Cleanup(func() { // registered before the parts start: runs after they stopped
+		testLogs.Delete(t)
+		if t.Failed() {
+			t.Logf("log of the test's connector parts and sandbox (its last %d bytes at most):\n%s", logTail, tail.String())
+		}
+	})
+	return l
+}
+
+// logTail bounds the log a failing test prints.
+const logTail = 256 << 10
+
+var testLogs sync.Map // *testing.T → *slog.Logger
+
+// logTailBuffer keeps the last max bytes written to it.
+type logTailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (b *logTailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if len(b.buf) > 2*b.max {
+		b.buf = append(b.buf[:0], b.buf[len(b.buf)-b.max:]...)
+	}
+	return len(p), nil
+}
+
+func (b *logTailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf[max(0, len(b.buf)-b.max):])
 }

@@ -112,7 +112,7 @@ func startConnector(t *testing.T, project string, extra map[string]string) *conn
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := connector.New(context.Background(), connector.Options{Config: cfg, Logger: connector.NewLogger(io.Discard, cfg.Log),
+	c, err := connector.New(context.Background(), connector.Options{Config: cfg, Logger: connector.NewLogger(harness.FailureLog(t, "EXAMPLES_TEST_LOG"), cfg.Log),
 		InstanceID: project, WebhookListener: webhook, OpsListener: harness.Listen(t),
 		KafkaOpts: []kgo.Opt{kgo.FetchMaxWait(100 * time.Millisecond)}})
 	if err != nil {

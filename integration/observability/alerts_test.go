@@ -54,7 +54,7 @@ func TestAlertsFireOnTheirConditions(t *testing.T) {
 			t.Errorf("%s: no case of %s in which it fires", a.Alert, unit)
 		}
 	}
-	bins, err := EnsurePrometheus(context.Background(), logger())
+	bins, err := EnsurePrometheus(context.Background(), logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,12 +42,9 @@ type rig struct {
 	prom     *Server
 }
 
-func logger() *slog.Logger {
-	if os.Getenv("OBSERVABILITY_TEST_LOG") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	return slog.New(slog.DiscardHandler)
-}
+// logger is the logger of a test's parts: its log is printed if the test
+// fails (OBSERVABILITY_TEST_LOG=1: as it runs).
+func logger(t *testing.T) *slog.Logger { return harness.Logger(t, "OBSERVABILITY_TEST_LOG") }
 
 // startRig starts the sandbox, the connector and Prometheus. The connector
 // confirms payouts up to 5,000,000 by itself, polls sessions quiet for a
@@ -56,7 +52,7 @@ func logger() *slog.Logger {
 // (so that a held request makes the next one overloaded).
 func startRig(t *testing.T) *rig {
 	t.Helper()
-	bins, err := EnsurePrometheus(context.Background(), logger())
+	bins, err := EnsurePrometheus(context.Background(), logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +83,7 @@ func startRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: logger(), InstanceID: vars["PAYSESSION_KAFKA_GROUP_ID"],
+	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: logger(t), InstanceID: vars["PAYSESSION_KAFKA_GROUP_ID"],
 		WebhookListener: webhookL, OpsListener: opsL,
 		KafkaOpts: []kgo.Opt{kgo.MetadataMinAge(250 * time.Millisecond), kgo.FetchMaxWait(100 * time.Millisecond)}})
 	if err != nil {

@@ -61,7 +61,7 @@ func (s *setup) config(t *testing.T) *config.Config {
 func (s *setup) newConnector(t *testing.T) (*connector.Connector, error) {
 	t.Helper()
 	cfg := s.config(t)
-	return connector.New(context.Background(), connector.Options{Config: cfg, Logger: connector.NewLogger(io.Discard, cfg.Log),
+	return connector.New(context.Background(), connector.Options{Config: cfg, Logger: connector.NewLogger(harness.FailureLog(t, "STARTUP_TEST_LOG"), cfg.Log),
 		InstanceID: "startup", WebhookListener: harness.Listen(t), OpsListener: harness.Listen(t),
 		HTTPClient: &http.Client{Transport: s.calls.wrap(http.DefaultTransport), Timeout: 10 * time.Second},
 		KafkaOpts: []kgo.Opt{kgo.MetadataMinAge(250 * time.Millisecond), kgo.MetadataMaxAge(2 * time.Second),

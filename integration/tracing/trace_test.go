@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -31,12 +30,9 @@ const (
 	upstreamParent = "00f067aa0ba902b7"
 )
 
-func logger() *slog.Logger {
-	if os.Getenv("TRACING_TEST_LOG") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	return slog.New(slog.DiscardHandler)
-}
+// logger is the logger of a test's parts: its log is printed if the test
+// fails (TRACING_TEST_LOG=1: as it runs).
+func logger(t *testing.T) *slog.Logger { return harness.Logger(t, "TRACING_TEST_LOG") }
 
 // TestPayoutIsOneTraceAcrossReplicas: replica A runs an init_payout
 // command (it owns the command partition: it joined first); the sandbox
@@ -325,7 +321,7 @@ func startReplica(t *testing.T, vars map[string]string, name string, hook net.Li
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: logger().With("replica", name),
+	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: logger(t).With("replica", name),
 		InstanceID: vars["PAYSESSION_KAFKA_GROUP_ID"] + "-" + name, WebhookListener: hook, OpsListener: harness.Listen(t),
 		KafkaOpts: []kgo.Opt{kgo.MetadataMinAge(250 * time.Millisecond), kgo.FetchMaxWait(100 * time.Millisecond)}})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -380,53 +379,6 @@ func (g *rig) publishResponse(t *testing.T, s *payapi.Session) {
 	}
 }
 
-// testLogger is the logger of a test's connector parts and sandbox: to
-// stderr with WEBHOOK_TEST_LOG set; otherwise one per test, kept in memory
-// (its last logTail bytes) and written to the test's output only if the
-// test fails, so that a failure seen once, in a CI run, can be read.
-func testLogger(t *testing.T) *slog.Logger {
-	if os.Getenv("WEBHOOK_TEST_LOG") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	if l, ok := testLogs.Load(t); ok {
-		return l.(*slog.Logger)
-	}
-	tail := &logTailBuffer{max: logTail}
-	l := slog.New(slog.NewTextHandler(tail, nil))
-	testLogs.Store(t, l)
-	t.Cleanup(func() { // registered before the parts start: runs after they stopped
-		testLogs.Delete(t)
-		if t.Failed() {
-			t.Logf("log of the test's connector parts and sandbox (its last %d bytes at most):\n%s", logTail, tail.String())
-		}
-	})
-	return l
-}
-
-// logTail bounds the log a failing test prints.
-const logTail = 256 << 10
-
-var testLogs sync.Map // *testing.T → *slog.Logger
-
-// logTailBuffer keeps the last max bytes written to it.
-type logTailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (b *logTailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if len(b.buf) > 2*b.max {
-		b.buf = append(b.buf[:0], b.buf[len(b.buf)-b.max:]...)
-	}
-	return len(p), nil
-}
-
-func (b *logTailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf[max(0, len(b.buf)-b.max):])
-}
+// testLogger is the logger of a test's connector parts and sandbox: its
+// log is printed if the test fails (WEBHOOK_TEST_LOG=1: as it runs).
+func testLogger(t *testing.T) *slog.Logger { return harness.Logger(t, "WEBHOOK_TEST_LOG") }

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -283,5 +285,58 @@ func TestPacedSlices(t *testing.T) {
 	}
 	if r := joined.run(); len(joined.total) != 100 || r.MaxMS != 100 || r.P99MS != 99 || r.P50MS != 50 {
 		t.Errorf("joined: %d commands, run %+v; want 100 commands, p50 50, p99 99, max 100", len(joined.total), r)
+	}
+}
+
+func TestBrokerGCPausesPerSide(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gc.log")
+	log := "[2026-11-24T16:21:58.400+0000] Using Serial\n" +
+		"[2026-11-24T16:22:09.724+0000] GC(8) Pause Young (Allocation Failure) 289M->162M(353M) 12.414ms\n" +
+		"[2026-11-24T16:22:11.848+0000] GC(9) Pause Young (Allocation Failure) 292M->164M(371M) 11.484ms\n" +
+		"[2026-11-24T16:22:14.269+0000] GC(10) Pause Full (Metadata GC Threshold) 310M->165M(372M) 30.000ms\n"
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pauses, err := readGCPauses(path)
+	if err != nil || len(pauses) != 3 {
+		t.Fatalf("readGCPauses = %d pauses, %v; want 3", len(pauses), err)
+	}
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if !pauses[0].at.Equal(at("2026-11-24T16:22:09.724Z")) || pauses[0].dur != 12414*time.Microsecond {
+		t.Errorf("first pause %+v", pauses[0])
+	}
+	// The first pause ends inside the first window; the second starts
+	// before the second window and ends in it; the third is in neither.
+	windows := []window{
+		{at("2026-11-24T16:22:09.000Z"), at("2026-11-24T16:22:09.720Z")},
+		{at("2026-11-24T16:22:11.840Z"), at("2026-11-24T16:22:13.000Z")},
+	}
+	if got := pausesIn(pauses, windows); got != (GCPauses{Count: 2, TotalMS: 23.9, MaxMS: 12.41}) {
+		t.Errorf("pausesIn = %+v, want 2 pauses, 23.9 ms, longest 12.41 ms", got)
+	}
+	if got := pausesIn(pauses, nil); got != (GCPauses{}) {
+		t.Errorf("pausesIn(no windows) = %+v", got)
+	}
+}
+
+func TestEngineTableShowsBrokerPauses(t *testing.T) {
+	r := &Report{Engines: []EngineRun{
+		{Engine: "go", Paced: Paced{P99Ratio: 1.9, BrokerGC: &PacedGC{Connector: GCPauses{Count: 16}, Naive: GCPauses{Count: 4}}}},
+		{Engine: "libcrypto", Paced: Paced{P99Ratio: 2.1}},
+		{Engine: "unread", Paced: Paced{P99Ratio: 2.2, BrokerGC: &PacedGC{Error: "open gc.log: no such file"}}},
+	}}
+	var b strings.Builder
+	r.print(&b)
+	out := b.String()
+	for _, want := range []string{`broker GC pauses connector/naive\n`, `go .*\(1\.90\) +16/4\n`, `libcrypto .*\(2\.10\) +-\n`, `unread .*\(2\.20\) +-\n`} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("engine table lacks %s:\n%s", want, out)
+		}
 	}
 }

@@ -70,6 +70,9 @@ func (e *env) measureOtherEngine(ctx context.Context, o options, log *slog.Logge
 	if o.pacedCSV != "" {
 		args = append(args, "-paced-csv", o.pacedCSV+"-"+string(engine))
 	}
+	if e.gcLog != "" {
+		args = append(args, "-broker-gc-log", e.gcLog)
+	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), harness.BrokersEnv+"="+strings.Join(e.brokers, ","))
 	cmd.Stderr = os.Stderr // its log; its table (stdout) is folded into this one

@@ -45,6 +45,9 @@ type env struct {
 	producer *kgo.Client
 	results  *collector
 	hookURL  string
+	// gcLog is the broker's GC log (brokergc.go): the one of a broker this
+	// bench started, or -broker-gc-log; empty when unknown.
+	gcLog string
 }
 
 const hookPath = "/webhooks/paysession"
@@ -66,7 +69,7 @@ func startEnv(ctx context.Context, o options, log *slog.Logger) (e *env, err err
 	if e.dir, err = os.MkdirTemp("", "paysession-bench-"); err != nil {
 		return e, err
 	}
-	if err := e.startBroker(ctx, log); err != nil {
+	if err := e.startBroker(ctx, o, log); err != nil {
 		return e, err
 	}
 	if err := e.startSandbox(ctx); err != nil {
@@ -85,13 +88,16 @@ func startEnv(ctx context.Context, o options, log *slog.Logger) (e *env, err err
 	return e, err
 }
 
-func (e *env) startBroker(ctx context.Context, log *slog.Logger) error {
+func (e *env) startBroker(ctx context.Context, o options, log *slog.Logger) error {
+	e.gcLog = o.brokerGCLog
 	if b := os.Getenv(harness.BrokersEnv); b != "" {
 		e.brokers = strings.Split(b, ",")
 		log.Info("kafka: using KAFKA_BROKERS", "brokers", b)
 	} else {
 		log.Info("kafka: starting a local broker")
-		b, err := harness.StartBroker(ctx, harness.BrokerConfig{Dir: filepath.Join(e.dir, "kafka"), Logger: log})
+		e.gcLog = filepath.Join(e.dir, "broker-gc.log")
+		b, err := harness.StartBroker(ctx, harness.BrokerConfig{Dir: filepath.Join(e.dir, "kafka"), Logger: log,
+			JVMArgs: brokerGCLogArgs(e.gcLog)})
 		if err != nil {
 			return fmt.Errorf("start broker: %w", err)
 		}

@@ -53,6 +53,7 @@ type options struct {
 	pacedWarmUp    int
 	pacedRounds    int
 	pacedCSV       string
+	brokerGCLog    string
 	// engines is "all" (also measure the other signing engine, with a
 	// bench built for it) or "this" (only this build's engine).
 	engines string
@@ -82,6 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.pacedWarmUp, "paced-warmup", 300, "commands sent at the paced rate, unmeasured, before each side's paced run")
 	fs.IntVar(&o.pacedRounds, "paced-rounds", 5, "alternating slices the paced commands of each side run in (connector, naive loop, connector, ...)")
 	fs.StringVar(&o.pacedCSV, "paced-csv", "", "if set, write each paced command's latency segments to <this>-connector.csv and <this>-naive.csv")
+	fs.StringVar(&o.brokerGCLog, "broker-gc-log", "", "the GC log of the broker at KAFKA_BROKERS (-Xlog:gc:file=PATH:time): the paced phase counts its pauses per side; a broker the bench starts logs its own")
 	fs.StringVar(&o.engines, "engines", "all", "signing engines measured: all (this build's, then the other one with a bench built for it: -tags libcrypto or not) or this")
 	fs.BoolVar(&o.engineOnly, "engine-phases-only", false, "run only the phases measured per signing engine (signing rate, throughput, paced); the bench's child runs use it")
 	if err := fs.Parse(args); err != nil {

@@ -30,6 +30,17 @@ type Paced struct {
 	Transactions int                  `json:"connector_transactions,omitempty"`
 	MeanPhaseMS  map[string]float64   `json:"connector_mean_transaction_phase_ms,omitempty"`
 	Profile      string               `json:"profile,omitempty"`
+	// BrokerGC counts the broker's pauses inside each side's slices
+	// (brokergc.go); nil when the bench has no GC log of the broker.
+	BrokerGC *PacedGC `json:"broker_gc_pauses,omitempty"`
+}
+
+// PacedGC is the broker's pauses met by each side of the paced phase.
+type PacedGC struct {
+	Connector GCPauses `json:"connector"`
+	Naive     GCPauses `json:"naive_loop"`
+	// Error says why the log could not be read (then nothing was counted).
+	Error string `json:"error,omitempty"`
 }
 
 // PacedRun is one side of the paced phase, in milliseconds.
@@ -83,18 +94,19 @@ func (e *env) measurePaced(ctx context.Context, o options, engine string) (Paced
 	}
 	before := readPipelineStats(e.conn.Registry)
 	var conn, loop segments
+	var connW, loopW []window
 	for i, n := range splitEven(o.pacedCommands, o.pacedRounds) {
 		seg, err := e.pacedRun(runCtx, newBatch(e.cfg.Topics.InitPayout, fmt.Sprintf("paced-%d", i), n, o.partitions), e.results, o.pacedRate)
 		if err != nil {
 			prof.stop()
 			return ph, stop(fmt.Errorf("connector: %w", err))
 		}
-		conn = conn.join(seg)
+		conn, connW = conn.join(seg), append(connW, seg.window())
 		if seg, err = e.pacedRun(runCtx, newBatch(naive.commands, fmt.Sprintf("naive-paced-%d", i), n, o.partitions), naive.results, o.pacedRate); err != nil {
 			prof.stop()
 			return ph, stop(fmt.Errorf("naive loop: %w", err))
 		}
-		loop = loop.join(seg)
+		loop, loopW = loop.join(seg), append(loopW, seg.window())
 	}
 	after := readPipelineStats(e.conn.Registry)
 	ph.Profile = prof.stop()
@@ -109,6 +121,14 @@ func (e *env) measurePaced(ctx context.Context, o options, engine string) (Paced
 	ph.Connector, ph.Naive = conn.run(), loop.run()
 	ph.Segments = conn.quantiles()
 	ph.Transactions, ph.MeanPhaseMS = after.since(before)
+	if e.gcLog != "" {
+		ph.BrokerGC = &PacedGC{}
+		if pauses, err := readGCPauses(e.gcLog); err != nil {
+			ph.BrokerGC.Error = err.Error() // a readout, not a reason to stop the bench
+		} else {
+			ph.BrokerGC.Connector, ph.BrokerGC.Naive = pausesIn(pauses, connW), pausesIn(pauses, loopW)
+		}
+	}
 	if ph.Naive.P99MS > 0 {
 		ph.P99Ratio = round(ph.Connector.P99MS/ph.Naive.P99MS, 2)
 	}

@@ -39,6 +39,20 @@ func (s segments) join(t segments) segments {
 		readable: append(s.readable, t.readable...)}
 }
 
+// window spans a slice: from its first command's send to its last result.
+func (s segments) window() window {
+	var w window
+	for i, sent := range s.sent {
+		if w.from.IsZero() || sent.Before(w.from) {
+			w.from = sent
+		}
+		if end := sent.Add(s.total[i]); end.After(w.to) {
+			w.to = end
+		}
+	}
+	return w
+}
+
 // run is the total latency's p50, p99 and maximum.
 func (s segments) run() PacedRun {
 	return PacedRun{P50MS: ms(percentile(s.total, 50)), P99MS: ms(percentile(s.total, 99)), MaxMS: ms(percentile(s.total, 100))}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"regexp"
+	"strconv"
+	"time"
+)
+
+// The broker's stop-the-world pauses, beside the paced phase.
+//
+// The paced p99 of either side was, in every run looked at, commands in
+// flight during one of the broker's young collections (10-17 ms with the
+// harness's serial collector); the connector's transactions make the broker
+// collect about four times as often as the naive loop's traffic. A broker
+// the bench starts itself logs its pauses (-Xlog:gc, brokerGCLogArgs), and
+// the paced phase counts those that fell inside each side's slices.
+
+// brokerGCLogArgs are the JVM flags that make the broker log every pause,
+// with wall-clock times, to path.
+func brokerGCLogArgs(path string) []string { return []string{"-Xlog:gc:file=" + path + ":time"} }
+
+// gcPause is one pause of the broker's log.
+type gcPause struct {
+	at  time.Time // when it was logged (its end)
+	dur time.Duration
+}
+
+// gcPauseLine matches a -Xlog:gc pause line with the time decoration, e.g.
+// "[2026-11-24T16:22:09.724+0000] GC(8) Pause Young (Allocation Failure) 289M->162M(353M) 12.414ms".
+var gcPauseLine = regexp.MustCompile(`^\[([0-9T:.+\-]+)\] GC\(\d+\) Pause .* ([0-9.]+)ms$`)
+
+// readGCPauses reads the pauses of a broker's GC log.
+func readGCPauses(path string) ([]gcPause, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []gcPause
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		m := gcPauseLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		at, err := time.Parse("2006-01-02T15:04:05.000-0700", m[1])
+		ms, err2 := strconv.ParseFloat(m[2], 64)
+		if err != nil || err2 != nil {
+			continue
+		}
+		out = append(out, gcPause{at: at, dur: time.Duration(ms * float64(time.Millisecond))})
+	}
+	return out, sc.Err()
+}
+
+// window is a span of wall-clock time: one slice of one side.
+type window struct{ from, to time.Time }
+
+// GCPauses counts the broker's pauses that overlapped one side's slices.
+type GCPauses struct {
+	Count   int     `json:"count"`
+	TotalMS float64 `json:"total_ms"`
+	MaxMS   float64 `json:"max_ms"`
+}
+
+// pausesIn counts the pauses that overlap any of the windows.
+func pausesIn(pauses []gcPause, windows []window) GCPauses {
+	var g GCPauses
+	for _, p := range pauses {
+		start := p.at.Add(-p.dur)
+		for _, w := range windows {
+			if start.Before(w.to) && p.at.After(w.from) {
+				g.Count++
+				g.TotalMS = round(g.TotalMS+ms(p.dur), 1)
+				g.MaxMS = max(g.MaxMS, ms(p.dur))
+				break
+			}
+		}
+	}
+	return g
+}

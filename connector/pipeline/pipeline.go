@@ -277,6 +277,10 @@ func (p *Pipeline) onRevoked(_ context.Context, _ *kgo.Client, rev map[string][]
 func (p *Pipeline) runSession(ctx context.Context, s *kgo.GroupTransactSession) error {
 	var retryPausedUntil time.Time
 	var next *running // polled ahead: ended even once ctx is done
+	// A revoke seen until now was the previous session's (its Close revokes
+	// everything): no batch of this session runs yet, and one left set would
+	// abort this session's first batch after its calls.
+	p.batchDone()
 	p.reseed = true
 	p.settler = newTxnSettler(s.Client(), p.cfg.TransactionalID, p.log)
 	p.topicIDs = topicIDs{}

@@ -531,3 +531,76 @@ func TestConsumerLag(t *testing.T) {
 		t.Errorf("lag after every command = %v; want 0", got)
 	}
 }
+
+// TestRunStopsCallingWhileAttemptMarksAreNotAcknowledged: a mark the
+// broker does not acknowledge (NOT_ENOUGH_REPLICAS on the attempts topic,
+// which franz-go retries for as long as it lasts) ends the batch uncalled
+// at the batch deadline, and readiness then names the attempts topic;
+// before, the pipeline waited on the mark for as long as the broker
+// refused it, calling nothing and looking ready. Once marks are
+// acknowledged again every command gets one result, sent once.
+func TestRunStopsCallingWhileAttemptMarksAreNotAcknowledged(t *testing.T) {
+	env := newKfakeEnv(t)
+	var recs []*kgo.Record
+	for i := range 5 {
+		recs = append(recs, captureRecord(env.topics, fmt.Sprintf("key-%04d", i), fmt.Sprintf("ps_%d", i+1)))
+	}
+	env.produce(t, recs...)
+	var refuse, refused atomic.Bool
+	refuse.Store(true)
+	// The marks are the only non-transactional produce from here on.
+	env.cluster.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		env.cluster.KeepControl()
+		r := req.(*kmsg.ProduceRequest)
+		if r.TransactionID != nil || !refuse.Load() {
+			return nil, nil, false
+		}
+		refused.Store(true)
+		resp := r.ResponseKind().(*kmsg.ProduceResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewProduceResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewProduceResponseTopicPartition()
+				sp.Partition, sp.ErrorCode = rp.Partition, kerr.NotEnoughReplicas.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	api := &fakeAPI{}
+	p := env.pipeline(t, api, nil)
+	stop := env.run(t, p)
+
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := p.Writable(context.Background())
+		if err != nil && strings.Contains(err.Error(), env.topics.Attempts) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("readiness while no mark is acknowledged: %v (refused a mark: %v); want an error naming %s",
+				err, refused.Load(), env.topics.Attempts)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := len(api.callsTo("session/capture")); n != 0 {
+		t.Errorf("%d API calls while no attempt mark was acknowledged; want none", n)
+	}
+	refuse.Store(false)
+	got := env.results(t, len(recs), 30*time.Second)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if n := len(got[string(r.Key)]); n != 1 {
+			t.Errorf("%s: %d results, want exactly 1", r.Key, n)
+		}
+	}
+	if n := len(api.callsTo("session/capture")); n != len(recs) {
+		// The marks' outage rebuilt the Kafka session; the revoke of the old
+		// session's Close must not abort the new session's first batch.
+		t.Errorf("capture calls = %d, want %d: each command sent once", n, len(recs))
+	}
+}

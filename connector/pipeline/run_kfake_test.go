@@ -134,6 +134,25 @@ func (e *kfakeEnv) results(t *testing.T, n int, timeout time.Duration) map[strin
 	return out
 }
 
+// resultsOnceEach waits for one result per record of recs (at most
+// timeout), stops the pipelines and fails t for a record with other than
+// exactly one result.
+func (e *kfakeEnv) resultsOnceEach(t *testing.T, recs []*kgo.Record, timeout time.Duration, stops ...func() error) map[string][]codec.CommandResult {
+	t.Helper()
+	got := e.results(t, len(recs), timeout)
+	for _, stop := range stops {
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range recs {
+		if n := len(got[string(r.Key)]); n != 1 {
+			t.Errorf("%s: %d results, want exactly 1", r.Key, n)
+		}
+	}
+	return got
+}
+
 func captureRecord(topics Topics, key, session string) *kgo.Record {
 	return &kgo.Record{Topic: topics.Commands[codec.KindCapture], Key: []byte(key),
 		Value: fmt.Appendf(nil, `{"session_id":%q}`, session)}
@@ -153,15 +172,7 @@ func TestRunOneResultPerCommand(t *testing.T) {
 	env.produce(t, recs...)
 	stop := env.start(t, api, nil)
 
-	got := env.results(t, len(recs), 20*time.Second)
-	if err := stop(); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		if n := len(got[string(r.Key)]); n != 1 {
-			t.Errorf("%s: %d results", r.Key, n)
-		}
-	}
+	got := env.resultsOnceEach(t, recs, 20*time.Second, stop)
 	if s := got["key-bad"][0].Status; s != codec.StatusInvalid {
 		t.Errorf("bad record status = %s", s)
 	}
@@ -202,15 +213,7 @@ func TestRunAbortsWhenOutcomesCannotBeProduced(t *testing.T) {
 	enc := &jsonCodec{fail: 1}
 	stop := env.start(t, api, func(c *Config) { c.Encoder = enc })
 
-	got := env.results(t, len(recs), 20*time.Second)
-	if err := stop(); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		if n := len(got[string(r.Key)]); n != 1 {
-			t.Errorf("%s: %d results, want exactly 1", r.Key, n)
-		}
-	}
+	env.resultsOnceEach(t, recs, 20*time.Second, stop)
 	if v := metricSum(t, env.reg, "paysession_pipeline_transactions_total"); v < 2 {
 		t.Errorf("transactions = %v, want an abort then a commit", v)
 	}
@@ -393,15 +396,7 @@ func TestRunRebuildsSessionWhenCommitIsUnknown(t *testing.T) {
 	}
 	env.produce(t, recs...)
 	stop := env.start(t, api, nil)
-	got := env.results(t, len(recs), 30*time.Second)
-	if err := stop(); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		if n := len(got[string(r.Key)]); n != 1 {
-			t.Errorf("%s: %d results, want exactly 1", r.Key, n)
-		}
-	}
+	env.resultsOnceEach(t, recs, 30*time.Second, stop)
 	if !failed.Load() {
 		t.Fatal("EndTxn was never failed")
 	}
@@ -455,17 +450,7 @@ func TestRunRebalanceAbortsAndNothingDoubles(t *testing.T) {
 	stopA := env.start(t, api, func(c *Config) { c.Concurrency = 8 })
 	<-started
 	stopB := env.start(t, api, func(c *Config) { c.Concurrency = 8; c.TransactionalID = "pipeline-1"; c.Registerer = nil })
-	got := env.results(t, len(recs), 60*time.Second)
-	for _, stop := range []func() error{stopA, stopB} {
-		if err := stop(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, r := range recs {
-		if n := len(got[string(r.Key)]); n != 1 {
-			t.Errorf("%s: %d results, want exactly 1", r.Key, n)
-		}
-	}
+	env.resultsOnceEach(t, recs, 60*time.Second, stopA, stopB)
 	t.Logf("transactions: %v committed, %v aborted", metricValue(t, env.reg, "paysession_pipeline_transactions_total", "commit"),
 		metricValue(t, env.reg, "paysession_pipeline_transactions_total", "abort"))
 }
@@ -589,15 +574,7 @@ func TestRunStopsCallingWhileAttemptMarksAreNotAcknowledged(t *testing.T) {
 		t.Errorf("%d API calls while no attempt mark was acknowledged; want none", n)
 	}
 	refuse.Store(false)
-	got := env.results(t, len(recs), 30*time.Second)
-	if err := stop(); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		if n := len(got[string(r.Key)]); n != 1 {
-			t.Errorf("%s: %d results, want exactly 1", r.Key, n)
-		}
-	}
+	env.resultsOnceEach(t, recs, 30*time.Second, stop)
 	if n := len(api.callsTo("session/capture")); n != len(recs) {
 		// The marks' outage rebuilt the Kafka session; the revoke of the old
 		// session's Close must not abort the new session's first batch.

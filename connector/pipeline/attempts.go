@@ -41,6 +41,12 @@ type attemptMarks struct {
 	lookahead int64
 	producer  *kgo.Client // plain (non-transactional) client, acks=all
 	opts      []kgo.Opt   // client options, for the reader
+	// writeTimeout bounds a write of marks: franz-go retries a write the
+	// broker does not acknowledge (NOT_ENOUGH_REPLICAS) for as long as that
+	// lasts, and unbounded, the pipeline waited there calling nothing while
+	// it looked ready. Past it the batch aborts uncalled and counts against
+	// the attempts topic's write health (writes.go), which readiness reports.
+	writeTimeout time.Duration
 
 	loaded  bool                     // known holds what the topic said at the last load
 	known   map[topicPartition]int64 // highest offset that may have been attempted
@@ -54,8 +60,8 @@ type topicPartition struct {
 
 func (tp topicPartition) String() string { return tp.Topic + "/" + strconv.Itoa(int(tp.Partition)) }
 
-func newAttemptMarks(topic string, lookahead int, opts []kgo.Opt) *attemptMarks {
-	return &attemptMarks{topic: topic, lookahead: int64(lookahead), opts: opts,
+func newAttemptMarks(topic string, lookahead int, writeTimeout time.Duration, opts []kgo.Opt) *attemptMarks {
+	return &attemptMarks{topic: topic, lookahead: int64(lookahead), writeTimeout: writeTimeout, opts: opts,
 		known: map[topicPartition]int64{}, durable: map[topicPartition]int64{}}
 }
 
@@ -108,7 +114,10 @@ func (m *attemptMarks) cover(ctx context.Context, ins []*inbound, mayCall func(*
 		}
 	}
 	if len(marks) > 0 {
-		if err := m.producer.ProduceSync(ctx, marks...).FirstErr(); err != nil {
+		wctx, cancel := context.WithTimeout(ctx, m.writeTimeout)
+		err := m.producer.ProduceSync(wctx, marks...).FirstErr()
+		cancel()
+		if err != nil {
 			return &topicError{Topic: m.topic, Err: fmt.Errorf("write attempt marks: %w", err)}
 		}
 		for tp, off := range need {

@@ -75,7 +75,7 @@ func New(cfg Config) (*Pipeline, error) {
 		writes:  &writeHealth{threshold: cfg.WriteFailureThreshold},
 		kept:    keptOutcomes{},
 	}
-	p.marks = newAttemptMarks(cfg.Topics.Attempts, cfg.MaxPollRecords, cfg.Kafka)
+	p.marks = newAttemptMarks(cfg.Topics.Attempts, cfg.MaxPollRecords, cfg.BatchDeadline, cfg.Kafka)
 	for k, t := range cfg.Topics.Commands {
 		p.kinds[t] = string(k)
 		p.topics = append(p.topics, t)

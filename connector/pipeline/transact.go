@@ -35,16 +35,10 @@ func (p *Pipeline) start(ctx context.Context, recs []*kgo.Record) *running {
 		p.marks.invalidate() // another instance may have marked our new partitions
 	}
 	now := p.clock.Now()
-	// No call starts without a durable mark covering it (attempts.go). The
-	// mark is bounded like a batch: franz-go retries a write the broker does
-	// not acknowledge (NOT_ENOUGH_REPLICAS) for as long as that lasts, and
-	// unbounded, the pipeline waited there calling nothing while it looked
-	// ready. Past the deadline the batch aborts uncalled and counts against
-	// the attempts topic's write health (writes.go), which readiness reports.
+	// No call starts without a durable mark covering it (attempts.go; its
+	// write is bounded by BatchDeadline).
 	r := &running{b: b, recs: recs, done: make(chan struct{}), cancel: func() {}}
-	markCtx, markCancel := context.WithTimeout(ctx, p.cfg.BatchDeadline)
-	r.markErr = p.marks.cover(markCtx, b.ins, func(in *inbound) bool { return in.decodeErr == nil && !p.keyTooOld(in, now) })
-	markCancel()
+	r.markErr = p.marks.cover(ctx, b.ins, func(in *inbound) bool { return in.decodeErr == nil && !p.keyTooOld(in, now) })
 	p.metrics.txnPhase.WithLabelValues("marks").Observe(p.clock.Now().Sub(begin).Seconds())
 	if r.markErr != nil {
 		close(r.done)

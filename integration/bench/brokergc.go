@@ -73,11 +73,12 @@ func pausesIn(pauses []gcPause, windows []window) GCPauses {
 		for _, w := range windows {
 			if start.Before(w.to) && p.at.After(w.from) {
 				g.Count++
-				g.TotalMS = round(g.TotalMS+ms(p.dur), 1)
+				g.TotalMS += ms(p.dur)
 				g.MaxMS = max(g.MaxMS, ms(p.dur))
 				break
 			}
 		}
 	}
+	g.TotalMS = round(g.TotalMS, 1)
 	return g
 }

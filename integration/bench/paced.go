@@ -95,21 +95,25 @@ func (e *env) measurePaced(ctx context.Context, o options, engine string) (Paced
 	before := readPipelineStats(e.conn.Registry)
 	var conn, loop segments
 	var connW, loopW []window
-	for i, n := range splitEven(o.pacedCommands, o.pacedRounds) {
-		seg, err := e.pacedRun(runCtx, newBatch(e.cfg.Topics.InitPayout, fmt.Sprintf("paced-%d", i), n, o.partitions), e.results, o.pacedRate)
-		if err != nil {
-			prof.stop()
-			return ph, stop(fmt.Errorf("connector: %w", err))
+	err = func() error {
+		for i, n := range splitEven(o.pacedCommands, o.pacedRounds) {
+			seg, err := e.pacedRun(runCtx, newBatch(e.cfg.Topics.InitPayout, fmt.Sprintf("paced-%d", i), n, o.partitions), e.results, o.pacedRate)
+			if err != nil {
+				return fmt.Errorf("connector: %w", err)
+			}
+			conn, connW = conn.join(seg), append(connW, seg.window())
+			if seg, err = e.pacedRun(runCtx, newBatch(naive.commands, fmt.Sprintf("naive-paced-%d", i), n, o.partitions), naive.results, o.pacedRate); err != nil {
+				return fmt.Errorf("naive loop: %w", err)
+			}
+			loop, loopW = loop.join(seg), append(loopW, seg.window())
 		}
-		conn, connW = conn.join(seg), append(connW, seg.window())
-		if seg, err = e.pacedRun(runCtx, newBatch(naive.commands, fmt.Sprintf("naive-paced-%d", i), n, o.partitions), naive.results, o.pacedRate); err != nil {
-			prof.stop()
-			return ph, stop(fmt.Errorf("naive loop: %w", err))
-		}
-		loop, loopW = loop.join(seg), append(loopW, seg.window())
-	}
+		return nil
+	}()
 	after := readPipelineStats(e.conn.Registry)
 	ph.Profile = prof.stop()
+	if err != nil {
+		return ph, stop(err)
+	}
 	if err := stop(nil); err != nil {
 		return ph, fmt.Errorf("naive loop: %w", err)
 	}

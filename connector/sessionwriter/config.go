@@ -42,6 +42,16 @@ type Config struct {
 	// EventWindow is how long an event id is remembered: a webhook event
 	// with an id written within it is not written again. Default 24h.
 	EventWindow time.Duration
+	// CommitInterval is the least time from the start of one transaction
+	// to the start of the next: updates that arrive meanwhile wait and
+	// share the next transaction, so the broker runs at most one writer
+	// transaction per interval instead of one per update (Kafka Streams'
+	// commit.interval.ms under exactly-once, 100 ms, is the same trade).
+	// The sessions and webhook-events topics then trail their updates by
+	// up to this. 0: a transaction per poll.
+	CommitInterval time.Duration
+	// After is the timer of CommitInterval. Default time.After.
+	After func(time.Duration) <-chan time.Time
 	// BatchMaxBytes caps the producer batch of a topic (the topic's
 	// max.message.bytes); nil keeps franz-go's default.
 	BatchMaxBytes func(topic string) int32
@@ -68,6 +78,9 @@ func (c *Config) defaults() {
 	if c.Clock == nil {
 		c.Clock = time.Now
 	}
+	if c.After == nil {
+		c.After = time.After
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -91,6 +104,9 @@ func (c Config) Validate() error {
 	req(c.Encoder != nil, "Encoder")
 	if c.TransactionTimeout < 0 {
 		errs = append(errs, fmt.Errorf("TransactionTimeout: %s is negative", c.TransactionTimeout))
+	}
+	if c.CommitInterval < 0 {
+		errs = append(errs, fmt.Errorf("CommitInterval: %s is negative", c.CommitInterval))
 	}
 	if c.EventWindow < 0 {
 		errs = append(errs, fmt.Errorf("EventWindow: %s is negative", c.EventWindow))

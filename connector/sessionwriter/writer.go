@@ -147,9 +147,12 @@ func (w *Writer) onLoss(_ context.Context, _ *kgo.Client, lost map[string][]int3
 }
 
 // runSession polls updates and writes what they derive, one transaction
-// per poll, until ctx ends or a transaction's end is unknown.
+// per poll and at most one per CommitInterval, until ctx ends or a
+// transaction's end is unknown.
 func (w *Writer) runSession(ctx context.Context, s *kgo.GroupTransactSession) error {
+	var began time.Time // when the last transaction began (monotonic)
 	for {
+		w.pace(ctx, began)
 		if err := w.takeOverPending(ctx); err != nil {
 			return err
 		}
@@ -170,9 +173,26 @@ func (w *Writer) runSession(ctx context.Context, s *kgo.GroupTransactSession) er
 		if err := w.takeOverPending(ctx); err != nil {
 			return err
 		}
+		began = time.Now()
 		if err := w.transact(ctx, s, recs); err != nil {
 			return err
 		}
+	}
+}
+
+// pace waits until CommitInterval has passed since began, so that the
+// updates arriving meanwhile are polled together into the next
+// transaction. An assignment ends the wait (its partitions are taken over
+// at once, as without pacing), and so does ctx.
+func (w *Writer) pace(ctx context.Context, began time.Time) {
+	d := w.cfg.CommitInterval - time.Since(began)
+	if began.IsZero() || d <= 0 {
+		return
+	}
+	select {
+	case <-w.cfg.After(d):
+	case <-w.wake:
+	case <-ctx.Done():
 	}
 }
 

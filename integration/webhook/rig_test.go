@@ -83,8 +83,10 @@ type rig struct {
 	sessions string
 	updates  string
 	writer   *sessionwriter.Writer
-	ingress  *ingress.Ingress
-	url      string // the ingress endpoint
+	// writerOpts are the options of rigOpts.writer that newWriter passes on.
+	writerOpts sessionwriter.Config
+	ingress    *ingress.Ingress
+	url        string // the ingress endpoint
 
 	mu         sync.Mutex
 	deliveries []delivery
@@ -94,8 +96,9 @@ type rig struct {
 type rigOpts struct {
 	brokers         []string // default: the shared broker
 	publishTimeout  time.Duration
-	deliveryTimeout time.Duration     // default: the ingress default
-	sessionsConfigs map[string]string // added to the sessions topic's configs
+	deliveryTimeout time.Duration        // default: the ingress default
+	sessionsConfigs map[string]string    // added to the sessions topic's configs
+	writer          sessionwriter.Config // the writers' CommitInterval, After, ClientHooks and Registerer
 }
 
 func newRig(t *testing.T, o rigOpts) *rig {
@@ -107,7 +110,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	if o.publishTimeout == 0 {
 		o.publishTimeout = 2 * time.Second
 	}
-	g := &rig{brokers: o.brokers}
+	g := &rig{brokers: o.brokers, writerOpts: o.writer}
 	g.admin = newClient(t, g.brokers, kgo.MetadataMinAge(100*time.Millisecond)) // harness.Topic waits on metadata
 	g.events = harness.Topic(t, g.admin, 3)
 	sessionsConfigs := harness.TopicConfigs(config.Prefix + "TOPIC_SESSIONS")
@@ -161,6 +164,8 @@ func (g *rig) newWriter(t *testing.T, replica string) *sessionwriter.Writer {
 		GroupID: "writer-" + g.updates, TransactionalID: "writer-" + g.updates + "-" + replica,
 		UpdatesTopic: g.updates, SessionsTopic: g.sessions, EventsTopic: g.events,
 		Decoder: dec, Encoder: encoder(t), Clock: g.simNow, Logger: testLogger(t),
+		CommitInterval: g.writerOpts.CommitInterval, After: g.writerOpts.After,
+		ClientHooks: g.writerOpts.ClientHooks, Registerer: g.writerOpts.Registerer,
 	})
 	if err != nil {
 		t.Fatal(err)

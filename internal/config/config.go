@@ -14,6 +14,7 @@ type Config struct {
 	Topics     Topics       `env:", prefix=TOPIC_"`
 	Registry   Registry     `env:", prefix=REGISTRY_"`
 	Pipeline   Pipeline     `env:", prefix=PIPELINE_"`
+	Sessions   Sessions     `env:", prefix=SESSIONS_"`
 	Webhook    Webhook      `env:", prefix=WEBHOOK_"`
 	Metrics    Metrics      `env:", prefix=METRICS_"`
 	Reconciler Reconciler   `env:", prefix=RECONCILER_"`
@@ -104,6 +105,12 @@ type Pipeline struct {
 	BatchDeadline      time.Duration `env:"BATCH_DEADLINE, default=10s" desc:"time a polled batch may run before still-retrying commands move to the retry topic"`
 	TransactionTimeout time.Duration `env:"TRANSACTION_TIMEOUT, default=30s" desc:"Kafka transaction timeout; at least twice BATCH_DEADLINE. Keep it below KAFKA_SESSION_TIMEOUT: the partitions of a replica that died with a transaction open move to another replica after the later of the two"`
 	KeyLifetimeMargin  time.Duration `env:"KEY_LIFETIME_MARGIN, default=23h" desc:"commands whose record is older are expired, never sent (the service keeps keys 24h)"`
+}
+
+// Sessions configures the session writer, the one writer of the sessions
+// and webhook-events topics.
+type Sessions struct {
+	CommitInterval time.Duration `env:"COMMIT_INTERVAL, default=100ms" desc:"least time between two transactions of the session writer: the session updates arriving meanwhile share one transaction, so the broker runs at most one writer transaction per interval instead of one per update, and the sessions and webhook-events topics trail by up to this; 0 = a transaction per poll"`
 }
 
 // Webhook configures the webhook HTTP ingress.

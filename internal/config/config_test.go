@@ -166,6 +166,7 @@ func TestLoadErrors(t *testing.T) {
 		{"transaction timeout", map[string]string{"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT": "15s"}, nil, []string{"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT: must be at least twice"}},
 		{"key margin", map[string]string{"PAYSESSION_PIPELINE_KEY_LIFETIME_MARGIN": "25h"}, nil, []string{"PAYSESSION_PIPELINE_KEY_LIFETIME_MARGIN: must be between 0 and 24h"}},
 		{"in flight", map[string]string{"PAYSESSION_PIPELINE_MAX_IN_FLIGHT": "0"}, nil, []string{"PAYSESSION_PIPELINE_MAX_IN_FLIGHT: must be at least 1"}},
+		{"session writer commit interval", map[string]string{"PAYSESSION_SESSIONS_COMMIT_INTERVAL": "-1ms"}, nil, []string{"PAYSESSION_SESSIONS_COMMIT_INTERVAL: must not be negative, got -1ms"}},
 		{"same listen addr", map[string]string{"PAYSESSION_METRICS_LISTEN_ADDR": ":8080"}, nil, []string{"PAYSESSION_WEBHOOK_LISTEN_ADDR: must differ"}},
 		{"webhook path", map[string]string{"PAYSESSION_WEBHOOK_PATH": "hooks"}, nil, []string{"PAYSESSION_WEBHOOK_PATH: must start with /"}},
 		{"confirm auto without rules", map[string]string{"PAYSESSION_CONFIRM_POLICY": "auto"}, nil, []string{"PAYSESSION_CONFIRM_KINDS: required", "PAYSESSION_CONFIRM_MAX_AMOUNT: must be greater than 0"}},

@@ -341,6 +341,7 @@ func (c *Config) validateEndpoints(p *problems) {
 }
 
 func (c *Config) validatePolicies(p *problems) {
+	p.notNegative("SESSIONS_COMMIT_INTERVAL", c.Sessions.CommitInterval)
 	p.notNegative("RECONCILER_INTERVAL", c.Reconciler.Interval)
 	p.positive("RECONCILER_QUIET_AFTER", c.Reconciler.QuietAfter)
 	if c.Reconciler.MaxAge <= confirmDeadline {

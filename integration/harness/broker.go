@@ -38,6 +38,12 @@ type BrokerConfig struct {
 	Detached bool
 	// Logger receives the launcher's progress. Default: discarded.
 	Logger *slog.Logger
+	// Join, when set, makes this a broker-only node of Join's cluster: it registers with Join's
+	// controller and shares its cluster id, so topics can have replicas on both (fault tests that
+	// need a second replica). Join must have been started first.
+	Join *Broker
+	// NodeID is the node id. Default 1, or 2 with Join; it must differ from Join's.
+	NodeID int
 }
 
 // Validate reports every problem of the configuration at once.
@@ -51,6 +57,9 @@ func (c BrokerConfig) Validate() error {
 	}
 	if c.StopTimeout < 0 {
 		errs = append(errs, errors.New("negative StopTimeout"))
+	}
+	if c.Join != nil && c.NodeID == c.Join.cfg.NodeID {
+		errs = append(errs, fmt.Errorf("NodeID %d is the node id of the broker it joins", c.NodeID))
 	}
 	if strings.ContainsAny(c.Heap, " \t") {
 		errs = append(errs, fmt.Errorf("invalid Heap %q: want a JVM size such as 512m", c.Heap))
@@ -70,6 +79,12 @@ func (c *BrokerConfig) setDefaults() {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.NodeID == 0 {
+		c.NodeID = 1
+		if c.Join != nil {
+			c.NodeID = c.Join.cfg.NodeID + 1
+		}
 	}
 }
 
@@ -94,10 +109,10 @@ type process struct {
 // once it answers metadata requests. On failure the error carries the tail of the broker's log and
 // no process is left running.
 func StartBroker(ctx context.Context, cfg BrokerConfig) (*Broker, error) {
+	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("start broker: %w", err)
 	}
-	cfg.setDefaults()
 	var err error
 	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
 		return nil, fmt.Errorf("start broker: %w", err)
@@ -143,13 +158,20 @@ func (b *Broker) setup(ctx context.Context) error {
 	}
 	b.port, b.ctrlPort = ports[0], ports[1]
 	props := brokerProperties(b.cfg.Dir, b.port, b.ctrlPort, b.cfg.Properties)
+	clusterID := ""
+	if j := b.cfg.Join; j != nil {
+		joinProperties(props, b.cfg.NodeID, b.port, j.cfg.NodeID, j.ctrlPort)
+		if clusterID, err = readClusterID(j.cfg.Dir); err != nil {
+			return fmt.Errorf("start broker: %w", err)
+		}
+	}
 	if err := writeProperties(filepath.Join(b.cfg.Dir, serverPropsFile), props); err != nil {
 		return fmt.Errorf("start broker: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(b.cfg.Dir, log4jFile), []byte(log4jConfig), 0o644); err != nil {
 		return fmt.Errorf("start broker: %w", err)
 	}
-	if err := formatStorage(ctx, b.cfg.Java, b.cfg.LibsDir, b.cfg.Dir); err != nil {
+	if err := formatStorage(ctx, b.cfg.Java, b.cfg.LibsDir, b.cfg.Dir, clusterID); err != nil {
 		return fmt.Errorf("start broker: %w", err)
 	}
 	return nil

@@ -6,9 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func TestBrokerConfigValidate(t *testing.T) {
@@ -22,6 +26,8 @@ func TestBrokerConfigValidate(t *testing.T) {
 		{name: "every problem at once",
 			cfg:  BrokerConfig{StartTimeout: -1, StopTimeout: -1, Heap: "512 m"},
 			want: []string{"Dir", "StartTimeout", "StopTimeout", "Heap"}},
+		{name: "joins a broker with its node id", cfg: BrokerConfig{Dir: "/tmp/x", NodeID: 1, Join: &Broker{cfg: BrokerConfig{NodeID: 1}}},
+			want: []string{"NodeID 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,4 +137,44 @@ func processWithArg(arg string) int {
 		}
 	}
 	return 0
+}
+
+// TestJoinedBrokerHoldsReplicas starts a second broker joined to a first: metadata lists both
+// nodes, and a topic with two replicas is written with acks=all, so the followers are in sync.
+func TestJoinedBrokerHoldsReplicas(t *testing.T) {
+	first := StartTestBroker(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	second, err := StartBroker(ctx, BrokerConfig{Dir: t.TempDir(), Join: first})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := second.Stop(); err != nil {
+			t.Errorf("stop joined broker: %v", err)
+		}
+	})
+	cl, err := kgo.NewClient(kgo.SeedBrokers(first.Addr()), kgo.RequiredAcks(kgo.AllISRAcks()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	md, err := adm.BrokerMetadata(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := md.Brokers.NodeIDs(); !slices.Equal(ids, []int32{1, 2}) {
+		t.Fatalf("metadata lists nodes %v, want [1 2]", ids)
+	}
+	resp, err := adm.CreateTopic(ctx, 1, 2, map[string]*string{"min.insync.replicas": kadm.StringPtr("2")}, "two-replicas")
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		t.Fatalf("create a topic with two replicas: %v", err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "two-replicas", Value: []byte("x")}).FirstErr(); err != nil {
+		t.Fatalf("produce with acks=all to two replicas, min.insync.replicas=2: %v", err)
+	}
 }

@@ -21,7 +21,6 @@ const (
 	log4jFile       = "log4j2.properties"
 	logFile         = "broker.log"
 	dataDir         = "data"
-	nodeID          = 1
 )
 
 // brokerProperties returns the server.properties of a single-node KRaft broker+controller on the
@@ -29,6 +28,7 @@ const (
 // rebalance delay, no auto-created topics (tests create theirs), few internal partitions so the
 // first group or transaction does not wait for 50 partitions to load. extra overrides any of them.
 func brokerProperties(dir string, port, controllerPort int, extra map[string]string) map[string]string {
+	const nodeID = 1
 	p := map[string]string{
 		"process.roles":                                    "broker,controller",
 		"node.id":                                          fmt.Sprint(nodeID),
@@ -59,6 +59,30 @@ func brokerProperties(dir string, port, controllerPort int, extra map[string]str
 	return p
 }
 
+// joinProperties turns the properties p of brokerProperties into those of broker-only node id on
+// port, registering with the controller of node controllerID at controllerPort. The overrides
+// already in p are kept, except these.
+func joinProperties(p map[string]string, id, port, controllerID, controllerPort int) {
+	p["process.roles"] = "broker"
+	p["node.id"] = fmt.Sprint(id)
+	p["controller.quorum.voters"] = fmt.Sprintf("%d@127.0.0.1:%d", controllerID, controllerPort)
+	p["listeners"] = fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", port)
+}
+
+// readClusterID returns the cluster id of the formatted broker in dir (its meta.properties).
+func readClusterID(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, dataDir, "meta.properties"))
+	if err != nil {
+		return "", fmt.Errorf("cluster id: %w", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "cluster.id="); ok {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("cluster id: no cluster.id in %s", filepath.Join(dir, dataDir, "meta.properties"))
+}
+
 // writeProperties writes p sorted by key, so two runs produce the same file.
 func writeProperties(path string, p map[string]string) error {
 	var b strings.Builder
@@ -86,16 +110,19 @@ logger.statechange.name = state.change.logger
 logger.statechange.level = warn
 `
 
-// formatStorage formats the data directory as a new single-node cluster unless it already holds
-// one (a restart keeps the data). The controller quorum is the static voter set of the properties,
-// so the tool needs neither --standalone nor --initial-controllers.
-func formatStorage(ctx context.Context, java, libs, dir string) error {
+// formatStorage formats the data directory as a node of cluster id (a new single-node cluster when
+// id is empty) unless it already holds one (a restart keeps the data). The controller quorum is
+// the static voter set of the properties, so the tool needs neither --standalone nor
+// --initial-controllers.
+func formatStorage(ctx context.Context, java, libs, dir, id string) error {
 	if _, err := os.Stat(filepath.Join(dir, dataDir, "meta.properties")); err == nil {
 		return nil
 	}
-	id, err := clusterID()
-	if err != nil {
-		return err
+	if id == "" {
+		var err error
+		if id, err = clusterID(); err != nil {
+			return err
+		}
 	}
 	cmd := exec.CommandContext(ctx, java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 		"-Dlog4j2.configurationFile="+filepath.Join(dir, log4jFile),

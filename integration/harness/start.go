@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -90,8 +91,8 @@ func (b *Broker) waitReady(ctx context.Context, p *process) error {
 		switch {
 		case err != nil:
 			last = err
-		case len(md.Brokers) == 0:
-			last = errors.New("metadata lists no broker yet")
+		case !slices.ContainsFunc(md.Brokers, func(m kadm.BrokerDetail) bool { return int(m.NodeID) == b.cfg.NodeID }):
+			last = fmt.Errorf("metadata does not list node %d yet", b.cfg.NodeID)
 		default:
 			return nil
 		}

@@ -116,8 +116,15 @@ func (m *attemptMarks) cover(ctx context.Context, ins []*inbound, mayCall func(*
 	if len(marks) > 0 {
 		wctx, cancel := context.WithTimeout(ctx, m.writeTimeout)
 		err := m.producer.ProduceSync(wctx, marks...).FirstErr()
+		timedOut := wctx.Err() != nil && ctx.Err() == nil
 		cancel()
-		if err != nil {
+		switch {
+		case err != nil && timedOut:
+			// The client retried a retriable refusal (e.g. fewer in-sync
+			// replicas than min.insync.replicas) until the deadline; its
+			// error is the deadline's.
+			return &topicError{Topic: m.topic, Err: fmt.Errorf("write attempt marks: not acknowledged within %s: %w", m.writeTimeout, err)}
+		case err != nil:
 			return &topicError{Topic: m.topic, Err: fmt.Errorf("write attempt marks: %w", err)}
 		}
 		for tp, off := range need {

@@ -562,6 +562,9 @@ func TestRunStopsCallingWhileAttemptMarksAreNotAcknowledged(t *testing.T) {
 	for {
 		err := p.Writable(context.Background())
 		if err != nil && strings.Contains(err.Error(), env.topics.Attempts) {
+			if !strings.Contains(err.Error(), "not acknowledged within") {
+				t.Errorf("readiness names %s but not why: %v", env.topics.Attempts, err)
+			}
 			break
 		}
 		if time.Now().After(deadline) {

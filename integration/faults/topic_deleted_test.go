@@ -59,16 +59,7 @@ func TestOutcomeTopicDeleted(t *testing.T) {
 	start := time.Now()
 	r := NewRig(t, RigOptions{Brokers: brokers, CountAPICalls: true})
 	results := r.Topics["PAYSESSION_TOPIC_COMMAND_RESULTS"]
-	next := 0
-	phase := func(name string) []Command {
-		cmds := make([]Command, n)
-		for i := range cmds {
-			key := fmt.Sprintf("gone-%s-%s-%05d", r.ID, name, next)
-			cmds[i] = Command{Kind: codec.KindInitPayout, Key: key, Value: Payout(int64(40_000+next), key)}
-			next++
-		}
-		return r.Produce(t, cmds...)
-	}
+	phase := payoutPhases(t, r, "gone", n, 40_000)
 
 	t.Logf("rig ready at %v", time.Since(start).Round(time.Millisecond))
 	phase("before")
@@ -113,35 +104,69 @@ func TestOutcomeTopicDeleted(t *testing.T) {
 	recreated := time.Now()
 	t.Logf("recreated %s at %v", results, time.Since(start).Round(time.Millisecond))
 
-	answered := within(recovery, func() bool { return unanswered(r, r.Produced) == 0 })
-	if !answered {
-		t.Errorf("%d of %d payouts without a result %v after the recreation", unanswered(r, r.Produced), len(r.Produced), recovery)
-	}
-	ready := within(recovery-time.Since(recreated)+time.Second, func() bool { status, _ := r.Connector.Readyz(); return status == http.StatusOK })
-	if !ready {
-		status, body := r.Connector.Readyz()
-		t.Errorf("/readyz answers %d %s after the recreation; want 200 (the connector recovers by itself)", status, body)
-	}
-	if !r.Connector.Running() {
-		t.Errorf("the connector exited; it must ride out a missing topic")
-	}
-
-	executed := executedPayouts(t, r)
-	row := Oracle(t, r, Row{Scenario: "6 outcome topic deleted", Seed: seed}, acceptedWithSession(executed))
-	key, most, total := r.APICalls.Most(r.Produced)
-	t.Logf("API requests: %d for %d payouts; most for one key: %d (%s)", total, len(r.Produced), most, key)
-	sends, ready503 := Count(most), Count(failed)
-	row.MaxSends, row.ReadyzFailed = &sends, &ready503
-	row.WallSeconds = time.Since(start).Seconds()
-	Check(t, row)
+	recoverFromOutage(t, r, outageEnd{scenario: "6 outcome topic deleted", seed: seed, start: start,
+		ended: recreated, what: "the recreation", recovery: recovery, readyzFailed: failed})
 	if failed == 0 {
 		t.Errorf("/readyz never answered 503 naming %s while it was missing (%d polls, %d other failures)", results, polls, unnamed)
 	}
 	if mentions == 0 {
 		t.Errorf("the connector's log does not name %s after it was deleted", results)
 	}
+}
+
+// payoutPhases returns a function that produces n payouts of a phase
+// named by its argument, with keys prefix-<rig id>-<phase>-<index> and
+// amounts from base up, and returns them.
+func payoutPhases(t testing.TB, r *Rig, prefix string, n int, base int64) func(name string) []Command {
+	next := 0
+	return func(name string) []Command {
+		cmds := make([]Command, n)
+		for i := range cmds {
+			key := fmt.Sprintf("%s-%s-%s-%05d", prefix, r.ID, name, next)
+			cmds[i] = Command{Kind: codec.KindInitPayout, Key: key, Value: Payout(base+int64(next), key)}
+			next++
+		}
+		return r.Produce(t, cmds...)
+	}
+}
+
+// outageEnd describes a topic outage that ended, for recoverFromOutage.
+type outageEnd struct {
+	scenario     string
+	seed         uint64
+	start        time.Time     // of the scenario
+	ended        time.Time     // when the topic was back
+	what         string        // how it came back, for the messages
+	recovery     time.Duration // allowed from ended until every payout is answered
+	readyzFailed int           // polls of /readyz that answered 503 naming the topic during the outage
+}
+
+// recoverFromOutage checks that after a topic outage the connector answers
+// every payout within o.recovery, is ready again and still running (it
+// recovers by itself), and sent no key to the API more than
+// maxSendsPerKey times; it checks and adds the scenario's row.
+func recoverFromOutage(t testing.TB, r *Rig, o outageEnd) {
+	t.Helper()
+	if !within(o.recovery, func() bool { return unanswered(r, r.Produced) == 0 }) {
+		t.Errorf("%d of %d payouts without a result %v after %s", unanswered(r, r.Produced), len(r.Produced), o.recovery, o.what)
+	}
+	if !within(o.recovery-time.Since(o.ended)+time.Second, func() bool { status, _ := r.Connector.Readyz(); return status == http.StatusOK }) {
+		status, body := r.Connector.Readyz()
+		t.Errorf("/readyz answers %d %s after %s; want 200 (the connector recovers by itself)", status, body, o.what)
+	}
+	if !r.Connector.Running() {
+		t.Errorf("the connector exited; it must ride out a topic it cannot write")
+	}
+	executed := executedPayouts(t, r)
+	row := Oracle(t, r, Row{Scenario: o.scenario, Seed: o.seed}, acceptedWithSession(executed))
+	key, most, total := r.APICalls.Most(r.Produced)
+	t.Logf("API requests: %d for %d payouts; most for one key: %d (%s)", total, len(r.Produced), most, key)
+	sends, ready503 := Count(most), Count(o.readyzFailed)
+	row.MaxSends, row.ReadyzFailed = &sends, &ready503
+	row.WallSeconds = time.Since(o.start).Seconds()
+	Check(t, row)
 	if most > maxSendsPerKey {
-		t.Errorf("key %s was sent to the API %d times; want at most %d (a missing topic must park work, not re-execute it)",
+		t.Errorf("key %s was sent to the API %d times; want at most %d (a topic that cannot be written must park work, not re-execute it)",
 			key, most, maxSendsPerKey)
 	}
 }

@@ -9,7 +9,9 @@
 // webhook's event id and type as headers). This package consumes that topic
 // in its own consumer group and, for each partition p it owns, writes
 // partition p of the sessions topic and of the webhook-events topic inside
-// one Kafka transaction that also commits the updates it read:
+// one Kafka transaction that also commits the updates it read (at most one
+// transaction per CommitInterval: the updates that arrive meanwhile share
+// the next one):
 //
 //   - a session state is written only when it is newer than the last state
 //     written for its session (sessionstate.Newer: updated_at, then status

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -70,6 +71,10 @@ func TestCommitIntervalGathersUpdatesIntoOneTransaction(t *testing.T) {
 		})
 	}
 
+	// Start once the writer took its partitions over: an assignment ends a
+	// wait early (the partitions are taken over at once), which would add a
+	// transaction to the counts below.
+	harness.Eventually(t, 30*time.Second, "session writer ready", func() bool { return g.writer.Ready(context.Background()) == nil })
 	publish() // no transaction before it: written at once
 	g.writerCaughtUp(t)
 	awaitWait()

@@ -90,3 +90,40 @@ func TestSettleStopsAskingOnAFinalError(t *testing.T) {
 		t.Errorf("asked %d times; want 1 (never again after the refusal)", got)
 	}
 }
+
+// TestSettleFirstAsksAfterAPause: the first DescribeTransactions goes out
+// settleFirstAsk after the end, by which time the transaction is usually
+// complete: a coordinator that completes it 400 µs after the end is asked
+// once (asking at once took two or three requests).
+func TestSettleFirstAsksAfterAPause(t *testing.T) {
+	c, st := newSettlerOn(t)
+	const completes = 400 * time.Microsecond
+	var ended atomic.Int64 // unix ns of the end
+	var n atomic.Int32
+	c.ControlKey(int16(kmsg.DescribeTransactions), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		n.Add(1)
+		resp := req.(*kmsg.DescribeTransactionsRequest).ResponseKind().(*kmsg.DescribeTransactionsResponse)
+		s := kmsg.NewDescribeTransactionsResponseTransactionState()
+		s.TransactionalID, s.State = "txn-1", "CompleteCommit"
+		if time.Since(time.Unix(0, ended.Load())) < completes {
+			s.State = "PrepareCommit"
+		}
+		resp.TransactionStates = append(resp.TransactionStates, s)
+		return resp, nil, true
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st.ended() // a first end, long complete: the client connects
+	st.settle(ctx)
+	n.Store(0)
+	ended.Store(time.Now().UnixNano())
+	st.ended()
+	st.settle(ctx)
+	if waited := time.Since(time.Unix(0, ended.Load())); waited < completes {
+		t.Errorf("settle returned %v after the end, before the transaction completed", waited)
+	}
+	if got := n.Load(); got != 1 {
+		t.Errorf("DescribeTransactions requests = %d, want 1: the first ask waits until the transaction is likely complete", got)
+	}
+}

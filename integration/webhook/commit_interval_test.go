@@ -64,6 +64,9 @@ func TestCommitIntervalGathersUpdatesIntoOneTransaction(t *testing.T) {
 			t.Fatal("the writer did not wait after its transaction")
 		}
 	}
+	commits := func() float64 {
+		return counter(t, reg, "paysession_session_writer_transactions_total", "result", "commit")
+	}
 	fetched := func(n int64) {
 		t.Helper()
 		harness.Eventually(t, 30*time.Second, fmt.Sprintf("the writer's client fetched %d updates", n), func() bool {
@@ -78,7 +81,7 @@ func TestCommitIntervalGathersUpdatesIntoOneTransaction(t *testing.T) {
 	publish() // no transaction before it: written at once
 	g.writerCaughtUp(t)
 	awaitWait()
-	if n := writerCommits(t, reg); n != 1 {
+	if n := commits(); n != 1 {
 		t.Fatalf("%v transactions committed for the first update, want 1", n)
 	}
 	publish()
@@ -89,12 +92,12 @@ func TestCommitIntervalGathersUpdatesIntoOneTransaction(t *testing.T) {
 	release <- time.Now() // u2 alone: fetched before the eight were produced
 	awaitWait()
 	fetched(10)
-	if n := writerCommits(t, reg); n != 2 {
+	if n := commits(); n != 2 {
 		t.Fatalf("%v transactions committed once the writer waits again after u2, want 2", n)
 	}
 	release <- time.Now()
 	g.writerCaughtUp(t)
-	if n := writerCommits(t, reg); n != 3 {
+	if n := commits(); n != 3 {
 		t.Fatalf("%v transactions committed for ten updates, want 3: the eight that arrived during one interval share one", n)
 	}
 	written := map[string]bool{}
@@ -106,26 +109,4 @@ func TestCommitIntervalGathersUpdatesIntoOneTransaction(t *testing.T) {
 			t.Errorf("session %s is not on the sessions topic", id)
 		}
 	}
-}
-
-// writerCommits reads the writer's committed-transactions counter.
-func writerCommits(t *testing.T, reg *prometheus.Registry) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != "paysession_session_writer_transactions_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "result" && l.GetValue() == "commit" {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return 0
 }

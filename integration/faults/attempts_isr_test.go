@@ -45,13 +45,7 @@ func TestAttemptMarksNotAcknowledged(t *testing.T) {
 	warmInternalTopics(t, first.Addr()) // on the first broker, before the second exists
 	r := NewRig(t, RigOptions{Brokers: []string{first.Addr()}, CountAPICalls: true,
 		Env: map[string]string{"PAYSESSION_PIPELINE_BATCH_DEADLINE": "3s", "PAYSESSION_PIPELINE_MAX_IN_FLIGHT": "1"}})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	second, err := harness.StartBroker(ctx, harness.BrokerConfig{Dir: t.TempDir(), Join: first, Properties: props})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = second.Stop() })
+	second := harness.JoinTestBroker(t, first, props)
 	attempts := r.Topics["PAYSESSION_TOPIC_ATTEMPTS"]
 	replicate(t, r, attempts, []int32{1, 2})
 	t.Logf("rig ready at %v; %s on nodes 1 and 2, min.insync.replicas=2", time.Since(start).Round(time.Millisecond), attempts)
@@ -93,6 +87,8 @@ func TestAttemptMarksNotAcknowledged(t *testing.T) {
 	t.Logf("while %s could not be written: /readyz polled %d times until it answered 503 naming it, %v after the ISR shrank (other failures %d): %s; %d API requests for the %d payouts produced meanwhile",
 		attempts, polls, firstFailed.Round(time.Millisecond), unnamed, strings.TrimSpace(readyz), sentDuring, len(during))
 
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	if err := second.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +97,7 @@ func TestAttemptMarksNotAcknowledged(t *testing.T) {
 	t.Logf("node 2 back, %s in sync on both at %v", attempts, time.Since(start).Round(time.Millisecond))
 	recoverFromOutage(t, r, outageEnd{scenario: "9 attempt marks refused", seed: seed, start: start,
 		ended: restarted, what: "node 2 came back", recovery: recovery, readyzFailed: failed})
-	if covered := int(partitions(t, r, r.Topics["PAYSESSION_TOPIC_INIT_PAYOUT"])) * lookahead; sentDuring > covered {
+	if covered := int(describeTopic(t, r, r.Topics["PAYSESSION_TOPIC_INIT_PAYOUT"]).partitions) * lookahead; sentDuring > covered {
 		t.Errorf("%d API requests for the payouts produced while the attempts topic could not be written; want at most %d, those the marks written before covered (a call starts only after its mark is acknowledged)",
 			sentDuring, covered)
 	}
@@ -120,18 +116,6 @@ func TestAttemptMarksNotAcknowledged(t *testing.T) {
 // covers with PIPELINE_MAX_IN_FLIGHT=1 (pipeline.Config.MaxPollRecords,
 // 2 × the concurrency).
 const lookahead = 2
-
-// partitions is the number of partitions of topic.
-func partitions(t testing.TB, r *Rig, topic string) int32 {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	md, err := kadm.NewClient(r.Client).Metadata(ctx, topic)
-	if err != nil || md.Topics[topic].Err != nil {
-		t.Fatalf("metadata of %s: %v %v", topic, err, md.Topics[topic].Err)
-	}
-	return int32(len(md.Topics[topic].Partitions))
-}
 
 // warmInternalTopics makes the broker at addr create its consumer-offsets
 // and transaction-state topics now (a coordinator lookup creates them), so

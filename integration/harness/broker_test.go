@@ -143,17 +143,9 @@ func processWithArg(arg string) int {
 // nodes, and a topic with two replicas is written with acks=all, so the followers are in sync.
 func TestJoinedBrokerHoldsReplicas(t *testing.T) {
 	first := StartTestBroker(t, nil)
+	JoinTestBroker(t, first, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	second, err := StartBroker(ctx, BrokerConfig{Dir: t.TempDir(), Join: first})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := second.Stop(); err != nil {
-			t.Errorf("stop joined broker: %v", err)
-		}
-	})
 	cl, err := kgo.NewClient(kgo.SeedBrokers(first.Addr()), kgo.RequiredAcks(kgo.AllISRAcks()))
 	if err != nil {
 		t.Fatal(err)

@@ -84,10 +84,24 @@ func Main(m *testing.M) {
 // -short mode.
 func StartTestBroker(t testing.TB, props map[string]string) *Broker {
 	t.Helper()
+	return startTestBroker(t, BrokerConfig{Properties: props})
+}
+
+// JoinTestBroker starts a broker-only node of first's cluster for t alone (BrokerConfig.Join),
+// stopped when t ends: for fault tests that need a second replica. props override broker settings.
+func JoinTestBroker(t testing.TB, first *Broker, props map[string]string) *Broker {
+	t.Helper()
+	return startTestBroker(t, BrokerConfig{Join: first, Properties: props})
+}
+
+// startTestBroker starts cfg in t.TempDir() and stops it when t ends; skipped in -short mode.
+func startTestBroker(t testing.TB, cfg BrokerConfig) *Broker {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("needs a Kafka broker: skipped in -short mode")
 	}
-	b, err := StartBroker(context.Background(), BrokerConfig{Dir: t.TempDir(), Properties: props})
+	cfg.Dir = t.TempDir()
+	b, err := StartBroker(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("start test broker: %v", err)
 	}

@@ -113,10 +113,8 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			wait := waits.After(misses)
 			misses++
 			p.log.Warn("kafka session could not start; retrying", slog.Any("error", err), slog.Duration("retry_in", wait))
-			select {
-			case <-ctx.Done():
+			if !sleepCtx(ctx, wait) {
 				return nil
-			case <-time.After(wait):
 			}
 			continue
 		}
@@ -135,10 +133,8 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			}
 			continue
 		}
-		select {
-		case <-ctx.Done():
+		if !sleepCtx(ctx, time.Second) {
 			return nil
-		case <-time.After(time.Second):
 		}
 	}
 }
@@ -169,10 +165,8 @@ func (p *Pipeline) awaitTopic(ctx context.Context, topic string) bool {
 			p.log.Info("topic is back; rebuilding the kafka session", slog.String("topic", topic))
 			return true
 		}
-		select {
-		case <-ctx.Done():
+		if !sleepCtx(ctx, 2*time.Second) {
 			return false
-		case <-time.After(2 * time.Second):
 		}
 	}
 }
@@ -346,4 +340,16 @@ func (p *Pipeline) poll(ctx context.Context, s *kgo.GroupTransactSession) ([]*kg
 	p.metrics.observeLag(fetches)
 	p.topicIDs.learn(fetches)
 	return fetches.Records(), nil
+}
+
+// sleepCtx waits d; false if ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
 }

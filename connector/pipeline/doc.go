@@ -42,13 +42,19 @@
 // records already fetched are polled ahead as the next batch, whose attempt
 // marks and API calls run while this transaction ends; its first produce
 // waits until the coordinator reports that transaction complete
-// (settle.go), so the broker does not park it. A transaction commits
+// (settle.go), so the broker does not park it. Right after an End, the
+// records fetched meanwhile are taken and held for the next batch, which
+// makes the client request the ones that arrived after them at once
+// (franz-go keeps one fetch per broker and asks for the next only once it
+// is taken): a record arriving during an End waits for one transaction,
+// not two. A transaction commits
 // exactly the offsets of its own batch (offsets.go), so a batch is always
 // finished before it ends: each record gets a result, or is moved to the
 // retry topic inside the same transaction. A rebalance that revokes
 // partitions cancels the running batch and the session aborts it; an abort
 // also drops the batch polled ahead (its calls cancelled, nothing of it
-// produced) and rewinds every partition of both to their first record, and
+// produced) and the records held, and rewinds every partition of them all
+// to their first record, and
 // they are redelivered. End can fail although the commit happened (franz-go
 // issues 1052 and 1207): the pipeline then counts the transaction as
 // unknown, logs it and rebuilds the session, which re-reads the committed

@@ -40,10 +40,11 @@ type Pipeline struct {
 	writes   *writeHealth
 	assigned atomic.Bool // partitions were assigned: reload the attempt marks
 
-	parked   *parkedSet  // touched only by the Run goroutine
-	settler  *txnSettler // the running session's (Run goroutine)
-	topicIDs topicIDs    // the running session's, from its fetches (Run goroutine)
-	reseed   bool        // rebuild parked from the retry topic before the next poll
+	parked   *parkedSet    // touched only by the Run goroutine
+	settler  *txnSettler   // the running session's (Run goroutine)
+	topicIDs topicIDs      // the running session's, from its fetches (Run goroutine)
+	reseed   bool          // rebuild parked from the retry topic before the next poll
+	held     []*kgo.Record // consumed ahead of the next batch, not started (hold; Run goroutine)
 
 	mu          sync.Mutex
 	cancelBatch context.CancelFunc // cancels the running batch (on revoke)
@@ -278,6 +279,7 @@ func (p *Pipeline) runSession(ctx context.Context, s *kgo.GroupTransactSession) 
 	p.reseed = true
 	p.settler = newTxnSettler(s.Client(), p.cfg.TransactionalID, p.log)
 	p.topicIDs = topicIDs{}
+	p.held = nil // the previous session's client consumed them; this one starts at the committed offsets
 	for ctx.Err() == nil || next != nil {
 		r := next
 		next = nil
@@ -296,9 +298,7 @@ func (p *Pipeline) runSession(ctx context.Context, s *kgo.GroupTransactSession) 
 				s.Client().ResumeFetchTopics(p.cfg.Topics.Retry)
 				retryPausedUntil = time.Time{}
 			}
-			pollCtx, cancel := context.WithTimeout(ctx, time.Second)
-			recs, err := p.poll(pollCtx, s)
-			cancel()
+			recs, err := p.pollHeld(ctx, s)
 			if err != nil {
 				return err
 			}
@@ -320,12 +320,40 @@ func (p *Pipeline) runSession(ctx context.Context, s *kgo.GroupTransactSession) 
 	return nil
 }
 
-// poll returns the records of one poll (at most MaxPollRecords), noting
-// fetch errors: a topic gone or unreadable fails the read health. A nil ctx
-// takes only what is already fetched, at once. The error is final for the
-// session (its client closed).
-func (p *Pipeline) poll(ctx context.Context, s *kgo.GroupTransactSession) ([]*kgo.Record, error) {
-	fetches := s.PollRecords(ctx, p.cfg.MaxPollRecords)
+// pollHeld returns the next batch's records: those held (hold), then what
+// a poll adds. With nothing held it waits up to a second for records; with
+// records held it takes only what is already fetched. A revoke pending
+// releases the held records first (releaseHeld).
+func (p *Pipeline) pollHeld(ctx context.Context, s *kgo.GroupTransactSession) ([]*kgo.Record, error) {
+	if p.revokePending() {
+		p.releaseHeld(s)
+	}
+	if len(p.held) > 0 {
+		return p.takeHeld(fetched, s)
+	}
+	pollCtx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	return p.takeHeld(pollCtx, s)
+}
+
+// takeHeld returns the held records followed by what a poll under ctx
+// adds, at most MaxPollRecords in all; none is held any more.
+func (p *Pipeline) takeHeld(ctx context.Context, s *kgo.GroupTransactSession) ([]*kgo.Record, error) {
+	recs, err := p.poll(ctx, s, p.cfg.MaxPollRecords-len(p.held))
+	recs = append(p.held, recs...)
+	p.held = nil
+	return recs, err
+}
+
+// poll returns the records of one poll (at most max, which is at least 1),
+// noting fetch errors: a topic gone or unreadable fails the read health. A
+// nil ctx takes only what is already fetched, at once. The error is final
+// for the session (its client closed).
+func (p *Pipeline) poll(ctx context.Context, s *kgo.GroupTransactSession, max int) ([]*kgo.Record, error) {
+	if max < 1 {
+		return nil, nil // PollRecords would take everything
+	}
+	fetches := s.PollRecords(ctx, max)
 	if fetches.IsClientClosed() {
 		return nil, errors.New("kafka client closed")
 	}

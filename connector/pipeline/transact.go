@@ -103,9 +103,12 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, r 
 	p.settler.ended()
 	endSpans(commitSpan, b, transactionEnd(committed, err))
 	var dropped []*kgo.Record
+	if committed && next != nil {
+		p.hold(ctx, s)
+	}
 	if !committed {
-		dropped = p.drop(next) // and forget any revoke: nothing is in flight now
-		next = nil
+		dropped = append(p.drop(next), p.held...) // and forget any revoke: nothing is in flight now
+		next, p.held = nil, nil
 	}
 	switch {
 	case err != nil:
@@ -134,32 +137,71 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, r 
 	return b, next, nil
 }
 
-// pollAhead takes the records already fetched, without waiting for more,
-// and starts them as the next batch, so that their marks and calls run
-// while the current transaction ends. It takes nothing while the pipeline
-// stops, while the API is failing (the Run loop pauses fetching), once a
-// revoke is pending, or after an assignment: then the attempt marks are
-// read back first (attempts.go), which is not work to do while a
-// transaction is open.
+// pollAhead takes the records held and those already fetched, without
+// waiting for more, and starts them as the next batch, so that their marks
+// and calls run while the current transaction ends (mayTakeAhead says
+// when it takes nothing).
 func (p *Pipeline) pollAhead(ctx context.Context, s *kgo.GroupTransactSession) *running {
-	if ctx.Err() != nil || p.assigned.Load() {
+	if !p.mayTakeAhead(ctx) {
 		return nil
 	}
-	if bad, _ := p.health.unhealthy(); bad {
-		return nil
-	}
-	p.mu.Lock()
-	revoked := p.revoked
-	p.mu.Unlock()
-	if revoked {
-		return nil
-	}
-	recs, err := p.poll(fetched, s)
+	recs, err := p.takeHeld(fetched, s)
 	if err != nil || len(recs) == 0 {
 		return nil
 	}
 	p.metrics.pollAhead.Inc()
 	return p.start(ctx, recs)
+}
+
+// hold takes, without waiting, the records fetched while a transaction
+// ended and keeps them, not started, for the next batch. franz-go buffers
+// one fetch per broker and sends the next one only once that is taken, so
+// under a steady flow the records that reach the broker during an End were
+// not even requested until the poll ahead after it: they waited a whole
+// extra transaction. Taking the buffered fetch right after End requests
+// them while the next transaction's produce runs, and the poll ahead finds
+// them. A held record is consumed (the client's position is past it) but
+// not called: an abort forgets it and rewinds it with its batch (transact;
+// franz-go's abort also resets to what it last committed, but the rewind
+// does not rely on that), a revoke releases it (pollHeld).
+func (p *Pipeline) hold(ctx context.Context, s *kgo.GroupTransactSession) {
+	if !p.mayTakeAhead(ctx) {
+		return
+	}
+	recs, _ := p.poll(fetched, s, p.cfg.MaxPollRecords-len(p.held)) // a closed client fails the next poll
+	p.held = append(p.held, recs...)
+}
+
+// releaseHeld gives the held records back to the client: its position
+// returns to the first of them on every partition still assigned.
+func (p *Pipeline) releaseHeld(s *kgo.GroupTransactSession) {
+	if len(p.held) > 0 {
+		rewind(s.Client(), p.held)
+		p.held = nil
+	}
+}
+
+// mayTakeAhead reports whether records may be taken from the client while
+// a transaction is open or ending. Not while the pipeline stops, while the
+// API is failing (the Run loop pauses fetching), once a revoke is pending,
+// or after an assignment: then the attempt marks are read back first
+// (attempts.go), which is not work to do while a transaction is open.
+func (p *Pipeline) mayTakeAhead(ctx context.Context) bool {
+	if ctx.Err() != nil || p.assigned.Load() {
+		return false
+	}
+	if bad, _ := p.health.unhealthy(); bad {
+		return false
+	}
+	return !p.revokePending()
+}
+
+// revokePending reports whether a revoke hit the running batch and is not
+// yet answered by an abort.
+func (p *Pipeline) revokePending() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.revoked
 }
 
 // batchDone forgets the running batch's cancel and reports whether a revoke

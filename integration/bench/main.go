@@ -41,6 +41,8 @@ type options struct {
 	commands       int
 	partitions     int
 	latencyFor     time.Duration
+	latencyRate    float64
+	latencyCSV     string
 	slowCommands   int
 	slowLatency    time.Duration
 	maxInFlight    int
@@ -71,6 +73,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.commands, "commands", 5000, "init_payout commands of the throughput phase")
 	fs.IntVar(&o.partitions, "partitions", 6, "partitions of the command topic")
 	fs.DurationVar(&o.latencyFor, "latency-for", 10*time.Second, "how long to produce at half the maximum rate")
+	fs.Float64Var(&o.latencyRate, "latency-rate", 0, "if positive, the latency phase's rate in commands/s instead of half the measured maximum (to compare runs at one rate)")
+	fs.StringVar(&o.latencyCSV, "latency-csv", "", "if set, write each latency-phase command's segments to this file")
 	fs.IntVar(&o.slowCommands, "slow-commands", 5000, "commands of the slow-API phase (one partition)")
 	fs.DurationVar(&o.slowLatency, "slow-latency", 200*time.Millisecond, "sandbox latency of the slow-API phase")
 	fs.IntVar(&o.maxInFlight, "max-in-flight", 1024, "PAYSESSION_PIPELINE_MAX_IN_FLIGHT of the connector")
@@ -98,6 +102,8 @@ func (o options) validate() error {
 		return fmt.Errorf("-commands, -slow-commands and -webhooks must be at least 1")
 	case o.partitions < 1, o.webhookWorkers < 1, o.maxInFlight < 1:
 		return fmt.Errorf("-partitions, -webhook-workers and -max-in-flight must be at least 1")
+	case o.latencyRate < 0:
+		return fmt.Errorf("-latency-rate must not be negative")
 	case o.pacedCommands < 1, !(o.pacedRate > 0), o.pacedWarmUp < 1, o.pacedRounds < 1:
 		return fmt.Errorf("-paced-commands, -paced-rate, -paced-warmup and -paced-rounds must be positive")
 	case o.engines != "all" && o.engines != "this":

@@ -48,7 +48,11 @@ func measure(ctx context.Context, o options, log *slog.Logger) (*Report, error) 
 	if !o.engineOnly {
 		steps = append(steps, []step{
 			{"added latency at half max", func() (err error) {
-				rep.Latency, err = e.measureLatency(ctx, o, rep.Throughput.PerSecond/2)
+				rate := rep.Throughput.PerSecond / 2
+				if o.latencyRate > 0 {
+					rate = o.latencyRate
+				}
+				rep.Latency, err = e.measureLatency(ctx, o, rate)
 				return
 			}},
 			{"slow API on one partition", func() (err error) { rep.SlowAPI, err = e.measureSlowAPI(ctx, o); return }},

@@ -101,6 +101,11 @@ func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Late
 	}
 	after := readPipelineStats(e.conn.Registry)
 	seg := splitLatency(b.keys, sent, p.acked, e.results.producedAt(b.keys), arrived)
+	if o.latencyCSV != "" {
+		if err := seg.writeCSV(o.latencyCSV); err != nil {
+			return Latency{}, err
+		}
+	}
 	l := Latency{RatePerSecond: round(rate, 1), Commands: n, P50MS: ms(percentile(seg.total, 50)),
 		P99MS: ms(percentile(seg.total, 99)), MaxMS: ms(percentile(seg.total, 100)), Profile: path,
 		Segments: seg.quantiles()}

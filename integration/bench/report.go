@@ -88,7 +88,17 @@ type Latency struct {
 	// batch's API calls), result_readable (→ readable with read_committed:
 	// flush, commit, fetch).
 	Segments map[string]Quantiles `json:"segments_ms"`
-	Profile  string               `json:"profile,omitempty"`
+	// BrokerGC counts the broker's pauses during the phase (a broker the
+	// bench started, or -broker-gc-log): its tail is where they fell.
+	BrokerGC *PhaseGC `json:"broker_gc_pauses,omitempty"`
+	Profile  string   `json:"profile,omitempty"`
+}
+
+// PhaseGC counts the broker's pauses during one phase.
+type PhaseGC struct {
+	GCPauses
+	// Error says why the log could not be read (then nothing was counted).
+	Error string `json:"error,omitempty"`
 }
 
 // Quantiles are the p50 and p99 of a duration, in milliseconds.
@@ -195,6 +205,11 @@ func (r *Report) print(w io.Writer) {
 	s := r.SlowAPI
 	row("  pipeline transactions", "%d, one per %.1f ms; mean API call %.1f ms", l.Transactions, l.MeanTxnMS, l.MeanAPICallMS)
 	row("  transaction phases", "%s", phaseList(l.MeanPhaseMS))
+	if g := l.BrokerGC; g != nil && g.Error != "" {
+		row("  broker GC pauses in the phase", "not read: %s", g.Error)
+	} else if g != nil {
+		row("  broker GC pauses in the phase", "%d (%.0f ms, longest %.1f ms)", g.Count, g.TotalMS, g.MaxMS)
+	}
 	row("slow API commands/s", "%.0f (latency %.0f ms, %d partition, in-flight %d, peak in flight %.0f)", s.PerSecond, s.SandboxLatencyMS, s.Partitions, s.MaxInFlight, s.PeakInFlight)
 	row("  peak RSS (connector + bench clients)", "%.1f MiB (heap in use at end %.1f MiB)", s.PeakRSSMiB, s.HeapInUseMiB)
 	row("  at the peak", "heap in use %.1f MiB, stacks %.1f MiB, %d goroutines", s.HeapInUseAtPeakMiB, s.StackAtPeakMiB, s.GoroutinesAtPeak)

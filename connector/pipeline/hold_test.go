@@ -41,6 +41,28 @@ func (h *bufferedHook) OnFetchRecordBuffered(r *kgo.Record) {
 	}
 }
 
+// duringFirstCommitEnd runs during in the background once the first
+// committing EndTxn reaches the cluster, and answers that EndTxn only when
+// during has returned.
+func (e *kfakeEnv) duringFirstCommitEnd(during func()) {
+	held := make(chan struct{})
+	var once sync.Once
+	e.cluster.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if !req.(*kmsg.EndTxnRequest).Commit {
+			e.cluster.KeepControl()
+			return nil, nil, false
+		}
+		once.Do(func() {
+			go func() {
+				defer close(held)
+				during()
+			}()
+			e.cluster.SleepControl(func() { <-held })
+		})
+		return nil, nil, false
+	})
+}
+
 // waitFor waits until ch is closed, at most d or until ctx ends.
 func waitFor(ctx context.Context, ch <-chan struct{}, d time.Duration) bool {
 	select {
@@ -67,24 +89,11 @@ func TestRecordsArrivingDuringEndJoinTheNextBatch(t *testing.T) {
 
 	// T1 (a) ends with b polled ahead; its EndTxn is held until c is fetched
 	// and d has reached the broker.
-	endHeld := make(chan struct{})
-	var once sync.Once
-	env.cluster.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		if !req.(*kmsg.EndTxnRequest).Commit {
-			env.cluster.KeepControl()
-			return nil, nil, false
+	env.duringFirstCommitEnd(func() {
+		env.produce(t, c)
+		if waitFor(context.Background(), hook.ch(key(c)), 5*time.Second) {
+			env.produce(t, d)
 		}
-		once.Do(func() {
-			go func() {
-				env.produce(t, c)
-				if waitFor(context.Background(), hook.ch(key(c)), 5*time.Second) {
-					env.produce(t, d)
-				}
-				close(endHeld)
-			}()
-			env.cluster.SleepControl(func() { <-endHeld })
-		})
-		return nil, nil, false
 	})
 
 	var mu sync.Mutex
@@ -153,23 +162,10 @@ func TestHeldRecordsAreConsumedAgainAfterAnAbort(t *testing.T) {
 
 	// T1 (a) ends with b polled ahead; its EndTxn waits until c is fetched,
 	// so that c is held when T2 (b) fails to encode its outcome and aborts.
-	endHeld := make(chan struct{})
-	var once sync.Once
-	env.cluster.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		if !req.(*kmsg.EndTxnRequest).Commit {
-			env.cluster.KeepControl()
-			return nil, nil, false
-		}
-		once.Do(func() {
-			go func() {
-				env.produce(t, c)
-				waitFor(context.Background(), hook.ch("key-c"), 5*time.Second)
-				enc.armed.Store(true)
-				close(endHeld)
-			}()
-			env.cluster.SleepControl(func() { <-endHeld })
-		})
-		return nil, nil, false
+	env.duringFirstCommitEnd(func() {
+		env.produce(t, c)
+		waitFor(context.Background(), hook.ch("key-c"), 5*time.Second)
+		enc.armed.Store(true)
 	})
 	api := &fakeAPI{}
 	api.handle = func(ctx context.Context, call fakeCall) (*payapi.Session, error) {

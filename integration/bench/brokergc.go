@@ -82,3 +82,21 @@ func pausesIn(pauses []gcPause, windows []window) GCPauses {
 	g.TotalMS = round(g.TotalMS, 1)
 	return g
 }
+
+// brokerPauses counts the broker's pauses that overlap each set of
+// windows (one count per set). ok is false when the bench knows no GC log;
+// errText says why a known log could not be read (then nothing is counted:
+// a readout, not a reason to stop the bench).
+func (e *env) brokerPauses(sets ...[]window) (counts []GCPauses, errText string, ok bool) {
+	if e.gcLog == "" {
+		return nil, "", false
+	}
+	pauses, err := readGCPauses(e.gcLog)
+	if err != nil {
+		return nil, err.Error(), true
+	}
+	for _, ws := range sets {
+		counts = append(counts, pausesIn(pauses, ws))
+	}
+	return counts, "", true
+}

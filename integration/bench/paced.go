@@ -125,12 +125,10 @@ func (e *env) measurePaced(ctx context.Context, o options, engine string) (Paced
 	ph.Connector, ph.Naive = conn.run(), loop.run()
 	ph.Segments = conn.quantiles()
 	ph.Transactions, ph.MeanPhaseMS = after.since(before)
-	if e.gcLog != "" {
-		ph.BrokerGC = &PacedGC{}
-		if pauses, err := readGCPauses(e.gcLog); err != nil {
-			ph.BrokerGC.Error = err.Error() // a readout, not a reason to stop the bench
-		} else {
-			ph.BrokerGC.Connector, ph.BrokerGC.Naive = pausesIn(pauses, connW), pausesIn(pauses, loopW)
+	if counts, errText, ok := e.brokerPauses(connW, loopW); ok {
+		ph.BrokerGC = &PacedGC{Error: errText}
+		if errText == "" {
+			ph.BrokerGC.Connector, ph.BrokerGC.Naive = counts[0], counts[1]
 		}
 	}
 	if ph.Naive.P99MS > 0 {

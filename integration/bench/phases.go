@@ -110,12 +110,10 @@ func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Late
 		P99MS: ms(percentile(seg.total, 99)), MaxMS: ms(percentile(seg.total, 100)), Profile: path,
 		Segments: seg.quantiles()}
 	l.Transactions, l.MeanPhaseMS = after.since(before)
-	if e.gcLog != "" {
-		l.BrokerGC = &PhaseGC{}
-		if pauses, err := readGCPauses(e.gcLog); err != nil {
-			l.BrokerGC.Error = err.Error() // a readout, not a reason to stop the bench
-		} else {
-			l.BrokerGC.GCPauses = pausesIn(pauses, []window{seg.window()})
+	if counts, errText, ok := e.brokerPauses([]window{seg.window()}); ok {
+		l.BrokerGC = &PhaseGC{Error: errText}
+		if errText == "" {
+			l.BrokerGC.GCPauses = counts[0]
 		}
 	}
 	if l.Transactions > 0 {

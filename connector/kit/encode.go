@@ -2,7 +2,6 @@ package kit
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -19,7 +18,8 @@ type Format string
 
 // The wire formats the connector reads, told apart by the first byte.
 const (
-	// FormatJSON is strict JSON: member names are the .avsc field names.
+	// FormatJSON is strict JSON: member names are the .avsc field names;
+	// metadata is written as held, '<', '>' and '&' unescaped.
 	FormatJSON Format = "json"
 	// FormatSingleObject is Avro single-object encoding: 0xC3 0x01, the
 	// schema's CRC-64-AVRO fingerprint, the Avro binary body.
@@ -107,7 +107,7 @@ func (e *Encoder) Encode(ctx context.Context, topic string, cmd Command) ([]byte
 	}
 	switch e.cfg.Format {
 	case FormatJSON:
-		return json.Marshal(cmd)
+		return codec.EncodeJSON(cmd)
 	case FormatSingleObject:
 		return codec.EncodeSingleObject(cmd)
 	default:

@@ -16,7 +16,7 @@ var commandsByKind = map[kit.CommandKind]string{
 	kit.KindStartPayout:      `{"session_id":"ps_1","instrument":{"type":"bank_account","bank_account":{"system_type":"ru","ru":{"bic":"044525225","account":"40817810099910004312","full_name":"Ivan Petrov","is_fast":false}}},"amount":1,"currency":"rub"}`,
 	kit.KindStartPayment:     `{"session_id":"ps_2","instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":"4111111111111111","expiration_month":"12","expiration_year":"29"}}},"amount":7,"currency":"eur","customer":{"reference":"cust-1","emails":["a@example.com"]}}`,
 	kit.KindCapture:          `{"session_id":"ps_3","amount":100,"currency":"rub"}`,
-	kit.KindRefund:           `{"session_id":"ps_4","metadata":{"order":42}}`,
+	kit.KindRefund:           `{"session_id":"ps_4","metadata":{"order":42,"note":"A&B <ltd>"}}`,
 	kit.KindConfirm:          `{"session_id":"ps_5"}`,
 	kit.KindCancel:           `{"session_id":"ps_6"}`,
 	kit.KindDisableRecurring: `{"token":"rt_1"}`,

@@ -50,7 +50,7 @@ func FuzzDecodeCommandJSON(f *testing.F) {
 			t.Fatalf("decoded a JSON command that is not strict: %v", err)
 		}
 		_ = cmd.Validate()
-		again, err := json.Marshal(cmd)
+		again, err := EncodeJSON(cmd)
 		if err != nil {
 			return // e.g. metadata that is not one JSON document cannot come from JSON; nothing to compare
 		}

@@ -19,7 +19,9 @@ func TestSplitKey(t *testing.T) {
 		name, line, key, rest, err string
 	}{
 		{"key member removed", `{"idempotency_key":"k-0001","session_id":"ps_1"}`, "k-0001", `{"session_id":"ps_1"}`, ""},
-		{"nested members kept as written", `{"session_id":"ps_1","idempotency_key":"k-0002","amount":5}`, "k-0002", `{"amount":5,"session_id":"ps_1"}`, ""},
+		{"members kept as written, in place", `{"session_id":"ps_1", "idempotency_key":"k-0002",  "amount":5}`, "k-0002", `{"session_id":"ps_1","amount":5}`, ""},
+		{"metadata byte for byte", `{"idempotency_key":"k-0003","metadata":{"note":"A&B <ltd>","x":"\u0026"}}`, "k-0003", `{"metadata":{"note":"A&B <ltd>","x":"\u0026"}}`, ""},
+		{"names compare unescaped, as the connector's", `{"idempotency\u005fkey":"k-0005","session_id":"ps_1"}`, "k-0005", `{"session_id":"ps_1"}`, ""},
 		{"no key member", `{"session_id":"ps_1"}`, "", "", "no member idempotency_key"},
 		{"duplicate member", `{"idempotency_key":"a-01","idempotency_key":"b-01"}`, "", "", "duplicate member idempotency_key"},
 		{"key not a string", `{"idempotency_key":12345}`, "", "", "must be a string"},

@@ -129,16 +129,22 @@ func produceRecord(ctx context.Context, enc *kit.Encoder, kind kit.CommandKind, 
 }
 
 // splitKey returns the string member field of the JSON object line and the
-// object without it. A duplicate top-level member is an error, as in the
-// connector's strict JSON; members below the top level are kept byte for
-// byte, for the strict reading of the command.
+// object without it. Every other member is kept as written, its name and
+// value byte for byte and in its place, for the strict reading of the
+// command: re-encoding would escape '<', '>' and '&' in metadata, which
+// the connector passes on as written. Names compare after JSON unescaping
+// and a duplicate top-level member is an error, as in the connector's
+// strict JSON.
 func splitKey(line []byte, field string) (string, []byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return "", nil, errors.New("not a JSON object")
 	}
-	members := map[string]json.RawMessage{}
+	seen := map[string]bool{}
+	var kept [][]byte
+	var keyRaw json.RawMessage
 	for dec.More() {
+		from := dec.InputOffset()
 		tok, err := dec.Token()
 		if err != nil {
 			return "", nil, fmt.Errorf("not a JSON object: %v", err)
@@ -148,10 +154,17 @@ func splitKey(line []byte, field string) (string, []byte, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return "", nil, fmt.Errorf("member %s: %v", name, err)
 		}
-		if _, dup := members[name]; dup {
+		if seen[name] {
 			return "", nil, fmt.Errorf("duplicate member %s", name)
 		}
-		members[name] = raw
+		seen[name] = true
+		// The member as written: past the comma and blanks before it.
+		member := bytes.TrimLeft(line[from:dec.InputOffset()], " \t\r\n,")
+		if name == field {
+			keyRaw = raw
+			continue
+		}
+		kept = append(kept, member)
 	}
 	if _, err := dec.Token(); err != nil {
 		return "", nil, fmt.Errorf("not a JSON object: %v", err)
@@ -159,18 +172,13 @@ func splitKey(line []byte, field string) (string, []byte, error) {
 	if dec.More() {
 		return "", nil, errors.New("more than one JSON value on the line")
 	}
-	raw, ok := members[field]
-	if !ok {
+	if keyRaw == nil {
 		return "", nil, fmt.Errorf("no member %s holding the idempotency key (or give -key)", field)
 	}
 	var key string
-	if err := json.Unmarshal(raw, &key); err != nil {
+	if err := json.Unmarshal(keyRaw, &key); err != nil {
 		return "", nil, fmt.Errorf("member %s: the idempotency key must be a string", field)
 	}
-	delete(members, field)
-	rest, err := json.Marshal(members)
-	if err != nil {
-		return "", nil, err
-	}
+	rest := append(append([]byte("{"), bytes.Join(kept, []byte(","))...), '}')
 	return key, rest, nil
 }

@@ -1,6 +1,7 @@
 package sensitive
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -248,6 +249,57 @@ func nextDigit(s string, from int) (int, bool) {
 		i += n
 	}
 	return 0, false
+}
+
+// cardText is a text read for card numbers in both ways a backslash can be
+// meant: as the start of a JSON escape (a quoted body: "\u0034111..." holds
+// 4111...) and as itself, a separator like any other (a decoded name quoted
+// in an error: "\u4111111111111111" holds 4111111111111111 after the 'u',
+// which the escaped reading takes as one letter and twelve digits; found by
+// fuzzing). raw is s with every backslash read as a space, the same length,
+// so that its offsets are s's; it is empty when s has no backslash.
+type cardText struct {
+	s, raw string
+}
+
+func newCardText(s string) cardText {
+	t := cardText{s: s}
+	if strings.IndexByte(s, '\\') >= 0 {
+		t.raw = strings.ReplaceAll(s, `\`, " ")
+	}
+	return t
+}
+
+// next returns the first card data at or after from in either reading. When
+// the two readings find different pieces that overlap, the region they
+// cover is one KindDigits match: masking it whole hides both.
+func (t cardText) next(from int, allLong bool) (Match, bool) {
+	m, ok := nextCard(t.s, from, allLong)
+	if t.raw == "" {
+		return m, ok
+	}
+	r, okRaw := nextCard(t.raw, from, allLong)
+	switch {
+	case !okRaw:
+		return m, ok
+	case !ok:
+		return r, true
+	case r.Start == m.Start && r.End == m.End:
+		return m, true
+	}
+	if r.Start < m.Start {
+		m, r = r, m
+	}
+	if r.Start >= m.End {
+		return m, true
+	}
+	whole := Match{Kind: KindDigits, Start: m.Start, End: max(m.End, r.End)}
+	for i := whole.Start; i < whole.End; i++ {
+		if t.s[i] >= '0' && t.s[i] <= '9' {
+			whole.n++
+		}
+	}
+	return whole, true
 }
 
 // nextCard returns the first card number (KindCard), or digits that hold

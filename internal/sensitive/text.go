@@ -56,7 +56,7 @@ type Finder struct {
 // not be inside a digit group. A card number wins over a security code
 // starting at the same place.
 func (f Finder) Next(s string, from int) (Match, bool) {
-	card, okCard := nextCard(s, from, f.LongDigits)
+	card, okCard := newCardText(s).next(from, f.LongDigits)
 	code, okCode := nextCode(s, from)
 	if okCode && (!okCard || code.Start < card.Start) {
 		return code, true
@@ -71,6 +71,7 @@ func (f Finder) Replace(s string, mask func(Match) string) string {
 	if !scanCards && !scanCodes {
 		return s
 	}
+	text := newCardText(s)
 	var b strings.Builder
 	var card, code Match
 	okCard, okCode := scanCards, scanCodes
@@ -79,7 +80,7 @@ func (f Finder) Replace(s string, mask func(Match) string) string {
 	for {
 		// Look up again only what an earlier replacement overlapped.
 		if okCard && (cardFrom < 0 || card.Start < pos) {
-			card, okCard = nextCard(s, pos, f.LongDigits)
+			card, okCard = text.next(pos, f.LongDigits)
 			cardFrom = pos
 		}
 		if okCode && (codeFrom < 0 || code.Start < pos) {
@@ -144,11 +145,12 @@ func MaskText(s string) string {
 
 // ContainsCard reports whether s holds a card number: 12 to 19 Luhn-valid
 // digits, possibly grouped by single separators or JSON-escaped, or a longer
-// digit group holding one.
+// digit group holding one; a backslash counts both as the start of an escape
+// and as itself (cardText).
 func ContainsCard(s string) bool {
 	if cards, _ := worthScanning(s); !cards {
 		return false
 	}
-	_, ok := nextCard(s, 0, false)
+	_, ok := newCardText(s).next(0, false)
 	return ok
 }

@@ -144,3 +144,22 @@ func TestMaskTextMasksCardsItsOwnMaskFormed(t *testing.T) {
 		t.Fatalf("MaskText(%q) = %q, which still holds a card number", in, out)
 	}
 }
+
+// A backslash is read both as the start of a JSON escape and as itself: in
+// an error that quotes a decoded member name, "\u378282246310005" holds the
+// card number 378282246310005 after the 'u', while the escaped reading
+// sees one letter (U+3782) and eleven digits (found by fuzzing the JSON
+// decoder's errors).
+func TestBackslashIsReadBothWays(t *testing.T) {
+	in := `field \u378282246310005: member name is not valid UTF-8`
+	if !ContainsCard(in) {
+		t.Errorf("ContainsCard(%q) = false", in)
+	}
+	if out := MaskText(in); strings.Contains(out, "378282246310005") || strings.Contains(out, "82246310005") {
+		t.Errorf("MaskText(%q) = %q, which still shows the card number", in, out)
+	}
+	long := `\u000000000000`
+	if out := (Finder{LongDigits: true}).Replace(long, func(Match) string { return "[x]" }); strings.Contains(out, "000000000000") {
+		t.Errorf("Replace(%q) = %q, which still holds 12 digits", long, out)
+	}
+}

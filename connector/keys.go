@@ -12,8 +12,9 @@ import (
 
 // signers loads the private key of the default project and of each
 // further project (PAYSESSION_API_EXTRA_PROJECTS, in the order given) and
-// returns the signers of their requests, each with the configured padding.
-func signers(cfg *config.Config) (signing.Signer, []payapi.Project, error) {
+// returns the signers of their requests, each with the configured padding
+// and all behind gate (processors.go).
+func signers(cfg *config.Config, gate *signing.Gate) (signing.Signer, []payapi.Project, error) {
 	pad, err := padding(cfg.API)
 	if err != nil {
 		return nil, nil, err
@@ -32,9 +33,9 @@ func signers(cfg *config.Config) (signing.Signer, []payapi.Project, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("%sAPI_EXTRA_PROJECTS: project %s: %w", config.Prefix, f.ID, err)
 		}
-		projects = append(projects, payapi.Project{ID: f.ID, Signer: signing.NewRSASigner(pk, pad)})
+		projects = append(projects, payapi.Project{ID: f.ID, Signer: gate.Limit(signing.NewRSASigner(pk, pad))})
 	}
-	return signing.NewRSASigner(k, pad), projects, nil
+	return gate.Limit(signing.NewRSASigner(k, pad)), projects, nil
 }
 
 // webhookVerifier loads every service public key and returns a verifier

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/sethvargo/go-envconfig"
 
@@ -63,7 +64,7 @@ func loadConfig(t *testing.T, set map[string]string) *config.Config {
 // test's service key is the project's public key).
 func TestSignerAndVerifier(t *testing.T) {
 	c := loadConfig(t, nil)
-	s, _, err := signers(c)
+	s, _, err := signers(c, signing.NewGate(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestSignerAndVerifier(t *testing.T) {
 func TestExtraProjectSigners(t *testing.T) {
 	k, pem, _ := keyPair(t, t.TempDir(), "shop2")
 	c := loadConfig(t, map[string]string{"PAYSESSION_API_EXTRA_PROJECTS": "shop2=" + pem})
-	_, ps, err := signers(c)
+	_, ps, err := signers(c, signing.NewGate(1))
 	if err != nil || len(ps) != 1 || ps[0].ID != "shop2" {
 		t.Fatalf("signers() projects = %+v, %v", ps, err)
 	}
@@ -95,3 +96,42 @@ func TestExtraProjectSigners(t *testing.T) {
 		t.Fatalf("shop2 does not sign with its own key: %v", err)
 	}
 }
+
+// TestEverySignerIsBehindTheGate: the default project's signer and each
+// further project's wait for a slot of the one gate (processors.go), so
+// the signatures of all projects together never take every processor.
+func TestEverySignerIsBehindTheGate(t *testing.T) {
+	_, pem, _ := keyPair(t, t.TempDir(), "shop2")
+	c := loadConfig(t, map[string]string{"PAYSESSION_API_EXTRA_PROJECTS": "shop2=" + pem})
+	gate := signing.NewGate(1)
+	def, ps, err := signers(c, gate)
+	if err != nil || len(ps) != 1 {
+		t.Fatalf("signers() = %v, %+v, %v", def, ps, err)
+	}
+	for name, s := range map[string]signing.Signer{"default project": def, "shop2": ps[0].Signer} {
+		held := make(chan struct{})
+		release := make(chan struct{})
+		holder := gate.Limit(signerFunc(func() { close(held); <-release }))
+		go holder.Sign(nil) //nolint:errcheck // signerFunc never fails
+		<-held              // the gate's one slot is taken
+		signed := make(chan struct{})
+		go func() {
+			defer close(signed)
+			if _, err := s.Sign([]byte("{}")); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}()
+		select {
+		case <-signed:
+			t.Errorf("%s signed while the gate's only slot was taken", name)
+		case <-time.After(50 * time.Millisecond):
+		}
+		close(release)
+		<-signed
+	}
+}
+
+// signerFunc runs f and signs nothing.
+type signerFunc func()
+
+func (f signerFunc) Sign([]byte) (string, error) { f(); return "", nil }

@@ -14,7 +14,7 @@ import (
 )
 
 func newAPIClient(cfg *config.Config, o Options) (*payapi.Client, error) {
-	signer, projects, err := signers(cfg)
+	signer, projects, err := signers(cfg, signingGate(o.Logger))
 	if err != nil {
 		return nil, err
 	}

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
@@ -338,5 +340,26 @@ func TestEngineTableShowsBrokerPauses(t *testing.T) {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("engine table lacks %s:\n%s", want, out)
 		}
+	}
+}
+
+// TestSchedLatencySince: the quantiles are of the waits between the two
+// reads only, at their buckets' upper bounds, and a quantile in the last,
+// unbounded bucket is given its lower bound.
+func TestSchedLatencySince(t *testing.T) {
+	buckets := []float64{0, 0.0005, 0.001, 0.005, 0.010, math.Inf(1)}
+	before := &metrics.Float64Histogram{Buckets: buckets, Counts: []uint64{500, 0, 0, 0, 0}}
+	after := &metrics.Float64Histogram{Buckets: buckets, Counts: []uint64{1490, 0, 0, 9, 1}}
+	got := schedLatencySince(before, after)
+	want := &SchedLatency{P50MS: 0.5, P99MS: 0.5, P999MS: 10, Over5MS: 10}
+	if got == nil || *got != *want {
+		t.Fatalf("schedLatencySince = %+v, want %+v", got, want)
+	}
+	after.Counts = []uint64{500, 0, 0, 0, 2}
+	if got := schedLatencySince(before, after); got == nil || got.P50MS != 10 || got.Over5MS != 2 {
+		t.Errorf("waits only in the unbounded bucket: %+v, want p50 at its lower bound 10 ms", got)
+	}
+	if got := schedLatencySince(nil, after); got != nil {
+		t.Errorf("without a first read: %+v, want nil", got)
 	}
 }

@@ -88,6 +88,7 @@ func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Late
 	}
 	p := &producer{cl: e.producer, acked: make(map[string]time.Time, n)}
 	before := readPipelineStats(e.conn.Registry)
+	sched := schedLatencies()
 	start := time.Now()
 	sent := pace(ctx, p, b.records, rate)
 	err = p.wait()
@@ -96,6 +97,7 @@ func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Late
 		arrived, err = e.results.wait(ctx, b.keys)
 	}
 	path := prof.stop()
+	schedAfter := schedLatencies()
 	if err != nil {
 		return Latency{}, err
 	}
@@ -108,7 +110,7 @@ func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Late
 	}
 	l := Latency{RatePerSecond: round(rate, 1), Commands: n, P50MS: ms(percentile(seg.total, 50)),
 		P99MS: ms(percentile(seg.total, 99)), MaxMS: ms(percentile(seg.total, 100)), Profile: path,
-		Segments: seg.quantiles()}
+		Segments: seg.quantiles(), Sched: schedLatencySince(sched, schedAfter)}
 	l.Transactions, l.MeanPhaseMS = after.since(before)
 	if counts, errText, ok := e.brokerPauses([]window{seg.window()}); ok {
 		l.BrokerGC = &PhaseGC{Error: errText}

@@ -91,7 +91,10 @@ type Latency struct {
 	// BrokerGC counts the broker's pauses during the phase (a broker the
 	// bench started, or -broker-gc-log): its tail is where they fell.
 	BrokerGC *PhaseGC `json:"broker_gc_pauses,omitempty"`
-	Profile  string   `json:"profile,omitempty"`
+	// Sched is how long the bench process's goroutines waited runnable
+	// during the phase (signing.Gate says why it matters).
+	Sched   *SchedLatency `json:"goroutine_scheduling,omitempty"`
+	Profile string        `json:"profile,omitempty"`
 }
 
 // PhaseGC counts the broker's pauses during one phase.
@@ -209,6 +212,9 @@ func (r *Report) print(w io.Writer) {
 		row("  broker GC pauses in the phase", "not read: %s", g.Error)
 	} else if g != nil {
 		row("  broker GC pauses in the phase", "%d (%.0f ms, longest %.1f ms)", g.Count, g.TotalMS, g.MaxMS)
+	}
+	if sc := l.Sched; sc != nil {
+		row("  goroutine scheduling waits", "p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, %d of 5 ms or more", sc.P50MS, sc.P99MS, sc.P999MS, sc.Over5MS)
 	}
 	row("slow API commands/s", "%.0f (latency %.0f ms, %d partition, in-flight %d, peak in flight %.0f)", s.PerSecond, s.SandboxLatencyMS, s.Partitions, s.MaxInFlight, s.PeakInFlight)
 	row("  peak RSS (connector + bench clients)", "%.1f MiB (heap in use at end %.1f MiB)", s.PeakRSSMiB, s.HeapInUseMiB)

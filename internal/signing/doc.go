@@ -10,7 +10,9 @@
 // The private-key operation runs on an Engine chosen by the build: crypto/rsa
 // in the default static build, the system's OpenSSL 3 libcrypto (cgo, about
 // four times the signatures per core) in a build with -tags libcrypto.
-// Verification is crypto/rsa in both.
+// Verification is crypto/rsa in both. A Gate bounds how many signatures
+// run at once across the signers it limits, so that signing never holds
+// every processor of the process (gate.go says why).
 //
 // Nothing here logs, and no error carries key material.
 package signing

@@ -68,7 +68,7 @@ var packageTable = []packageRow{
 			"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"}},
 	{Pkg: "internal/paysim", Owns: "the sandbox: a simulator of the whole service",
 		May: []string{"stdlib", "internal/signing"}},
-	{Pkg: "internal/signing", Owns: "RSA-SHA256 sign/verify, PEM key loading (libcrypto variant with `-tags libcrypto`)",
+	{Pkg: "internal/signing", Owns: "RSA-SHA256 sign/verify, PEM key loading (libcrypto variant with `-tags libcrypto`), the gate bounding signatures at once",
 		May: []string{"stdlib", "cgo"}},
 	{Pkg: "internal/codec", Owns: "Avro/JSON encoding of commands and outcomes, registry, single-object encoding, masking",
 		May: []string{"stdlib", "github.com/hamba/avro/v2/...", "github.com/twmb/franz-go/pkg/sr", "schemas", "internal/sensitive", xsync},

@@ -30,8 +30,9 @@ var (
 // signingGate applies the split once and returns the process's gate.
 func signingGate(log *slog.Logger) *signing.Gate {
 	processorsOnce.Do(func() {
-		procs, signers := splitProcessors(os.Getenv("GOMAXPROCS"), runtime.GOMAXPROCS(0))
-		if procs != runtime.GOMAXPROCS(0) {
+		current := runtime.GOMAXPROCS(0)
+		procs, signers := splitProcessors(os.Getenv("GOMAXPROCS"), current)
+		if procs != current {
 			runtime.GOMAXPROCS(procs)
 		}
 		processorsGate = signing.NewGate(signers)

@@ -97,7 +97,7 @@ func (e *env) startBroker(ctx context.Context, o options, log *slog.Logger) erro
 		log.Info("kafka: starting a local broker")
 		e.gcLog = filepath.Join(e.dir, "broker-gc.log")
 		b, err := harness.StartBroker(ctx, harness.BrokerConfig{Dir: filepath.Join(e.dir, "kafka"), Logger: log,
-			JVMArgs: brokerGCLogArgs(e.gcLog)})
+			Heap: brokerHeap, InitialHeap: brokerHeap, JVMArgs: brokerGCLogArgs(e.gcLog)})
 		if err != nil {
 			return fmt.Errorf("start broker: %w", err)
 		}

@@ -71,11 +71,11 @@ func measure(ctx context.Context, o options, log *slog.Logger) (*Report, error) 
 		rep.Engines = append(rep.Engines, e.measureOtherEngine(ctx, o, log))
 	}
 	rep.Targets = rep.targets()
-	rep.Notes = notes(o)
+	rep.Notes = notes(o, rep.Broker)
 	return rep, nil
 }
 
-func notes(o options) []string {
+func notes(o options, broker string) []string {
 	return []string{
 		"the sandbox runs as its own process (cmd/paysim); the connector and the bench's Kafka clients (command producer, " +
 			"results collector) share the bench's process: process CPU and peak RSS are theirs, not the sandbox's; " +
@@ -90,9 +90,20 @@ func notes(o options) []string {
 			"at-least-once franz-go loop in this process (poll -> call all -> produce, acks=all -> commit; same signer, "+
 			"same partitions), in %d alternating slices of each after a warm-up of each; readable latency = produce call -> "+
 			"result readable", o.pacedCommands, o.pacedRate, o.pacedRounds),
+		brokerNote(broker),
 		"signing engines: this bench signs with " + string(signing.DefaultEngine) + " (connector and naive loop); the other " +
 			"engine's row comes from a bench built for it (-tags libcrypto or not) run afterwards on the same broker",
 	}
+}
+
+// brokerNote says which broker the figures were measured on.
+func brokerNote(broker string) string {
+	if broker == "external" {
+		return "broker: the one at KAFKA_BROKERS, run as it was started (a broker the bench starts has a fixed " +
+			brokerHeap + " heap)"
+	}
+	return "broker: started by the bench with a fixed " + brokerHeap + " heap (-Xms = -Xmx, the heap of Kafka's start script) and " +
+		"the harness's serial collector and C1 compiler"
 }
 
 // slowHeapProfile is where the slow-API phase writes its heap profile.

@@ -25,6 +25,10 @@ type BrokerConfig struct {
 	Java string
 	// Heap is the maximum heap (-Xmx). Default "512m".
 	Heap string
+	// InitialHeap is the heap the JVM starts with (-Xms). Default "128m": the suite's brokers stay
+	// small. The serial collector sizes the young generation from it (a third) and resizes it only
+	// at a full collection, so it also sets how often a busy broker pauses for a young collection.
+	InitialHeap string
 	// JVMArgs are added after the default JVM flags (a later flag wins).
 	JVMArgs []string
 	// Properties override or extend the broker's server.properties (see brokerProperties).
@@ -64,12 +68,18 @@ func (c BrokerConfig) Validate() error {
 	if strings.ContainsAny(c.Heap, " \t") {
 		errs = append(errs, fmt.Errorf("invalid Heap %q: want a JVM size such as 512m", c.Heap))
 	}
+	if strings.ContainsAny(c.InitialHeap, " \t") {
+		errs = append(errs, fmt.Errorf("invalid InitialHeap %q: want a JVM size such as 128m", c.InitialHeap))
+	}
 	return errors.Join(errs...)
 }
 
 func (c *BrokerConfig) setDefaults() {
 	if c.Heap == "" {
 		c.Heap = "512m"
+	}
+	if c.InitialHeap == "" {
+		c.InitialHeap = "128m"
 	}
 	if c.StartTimeout == 0 {
 		c.StartTimeout = 2 * time.Minute

@@ -24,8 +24,8 @@ func TestBrokerConfigValidate(t *testing.T) {
 		{name: "minimal", cfg: BrokerConfig{Dir: "/tmp/x"}},
 		{name: "missing dir", cfg: BrokerConfig{}, want: []string{"Dir"}},
 		{name: "every problem at once",
-			cfg:  BrokerConfig{StartTimeout: -1, StopTimeout: -1, Heap: "512 m"},
-			want: []string{"Dir", "StartTimeout", "StopTimeout", "Heap"}},
+			cfg:  BrokerConfig{StartTimeout: -1, StopTimeout: -1, Heap: "512 m", InitialHeap: "1 g"},
+			want: []string{"Dir", "StartTimeout", "StopTimeout", "invalid Heap", "invalid InitialHeap"}},
 		{name: "joins a broker with its node id", cfg: BrokerConfig{Dir: "/tmp/x", NodeID: 1, Join: &Broker{cfg: BrokerConfig{NodeID: 1}}},
 			want: []string{"NodeID 1"}},
 	}
@@ -45,6 +45,33 @@ func TestBrokerConfigValidate(t *testing.T) {
 				if !strings.Contains(err.Error(), field) {
 					t.Errorf("Validate() = %q, does not name %s", err, field)
 				}
+			}
+		})
+	}
+}
+
+func TestJVMArgsSizeTheHeap(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  BrokerConfig
+		want []string
+		not  string
+	}{
+		{name: "test-sized by default", cfg: BrokerConfig{Dir: "/d"}, want: []string{"-Xms128m", "-Xmx512m"}},
+		{name: "a fixed heap", cfg: BrokerConfig{Dir: "/d", Heap: "1g", InitialHeap: "1g"}, want: []string{"-Xms1g", "-Xmx1g"},
+			not: "-Xms128m"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.setDefaults()
+			args := (&Broker{cfg: tt.cfg}).jvmArgs()
+			for _, w := range tt.want {
+				if !slices.Contains(args, w) {
+					t.Errorf("jvmArgs() = %q, missing %s", args, w)
+				}
+			}
+			if tt.not != "" && slices.Contains(args, tt.not) {
+				t.Errorf("jvmArgs() = %q, has %s", args, tt.not)
 			}
 		})
 	}

@@ -20,7 +20,7 @@ import (
 // keep a 2-core machine responsive while the broker starts and serves test-sized traffic.
 func (b *Broker) jvmArgs() []string {
 	args := []string{
-		"-Xms128m", "-Xmx" + b.cfg.Heap,
+		"-Xms" + b.cfg.InitialHeap, "-Xmx" + b.cfg.Heap,
 		"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 		"-Djava.awt.headless=true",
 		"-Dlog4j2.configurationFile=" + filepath.Join(b.cfg.Dir, log4jFile),

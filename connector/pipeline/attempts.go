@@ -65,10 +65,13 @@ func newAttemptMarks(topic string, lookahead int, writeTimeout time.Duration, op
 		known: map[topicPartition]int64{}, durable: map[topicPartition]int64{}}
 }
 
-// open builds the mark producer; close releases it.
+// open builds the mark producer; close releases it. It sends at once: a
+// write of marks is one ProduceSync that the batch's calls wait for, with
+// nothing else on the client to batch it with, so franz-go's default linger
+// (10 ms) was pure delay for every batch that wrote marks.
 func (m *attemptMarks) open() error {
 	cl, err := kgo.NewClient(append(append([]kgo.Opt{}, m.opts...), kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.DefaultProduceTopic(m.topic))...)
+		kgo.DefaultProduceTopic(m.topic), kgo.ProducerLinger(0))...)
 	if err != nil {
 		return fmt.Errorf("attempt marks producer: %w", err)
 	}

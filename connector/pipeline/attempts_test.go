@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -28,5 +29,17 @@ func TestParseMark(t *testing.T) {
 		if ok && tp.String() != tt.key {
 			t.Errorf("%v.String() = %q, want %q", tp, tp.String(), tt.key)
 		}
+	}
+}
+
+// A batch's calls wait for its marks: the mark producer must not linger.
+func TestAttemptMarksProducerDoesNotLinger(t *testing.T) {
+	m := newAttemptMarks("attempts", 8, time.Second, []kgo.Opt{kgo.SeedBrokers("127.0.0.1:1")})
+	if err := m.open(); err != nil {
+		t.Fatal(err)
+	}
+	defer m.close()
+	if got := m.producer.OptValue(kgo.ProducerLinger); got != time.Duration(0) {
+		t.Errorf("mark producer linger = %v, want 0 (a write of marks is sent at once)", got)
 	}
 }

@@ -14,9 +14,9 @@ import (
 // flight during one of the broker's young collections (10-17 ms with the
 // harness's serial collector and its 128 MiB starting heap); the connector's
 // transactions make the broker collect about four times as often as the
-// naive loop's traffic. A broker
-// the bench starts itself logs its pauses (-Xlog:gc, brokerGCLogArgs), and
-// the paced phase counts those that fell inside each side's slices.
+// naive loop's traffic. A broker the bench starts itself logs its pauses
+// (-Xlog:gc, brokerGCLogArgs), and the paced phase counts those that fell
+// inside each side's slices.
 
 // brokerHeap is the heap of a broker the bench starts: fixed at 1 GiB, the
 // heap Kafka's own start script gives a broker (KAFKA_HEAP_OPTS defaults to
@@ -25,9 +25,10 @@ import (
 // phase's transactions that broker collected every 0.7 s (12 pauses of
 // 10-22 ms in the connector's 10 seconds of slices), which is the test
 // heap's footprint, not a broker's. At 1 GiB the young generation is about
-// 340 MiB and the same traffic meets one or two pauses (25-55 ms each) per
-// side. Kafka's G1 collector is not used: on 2 cores its concurrent threads
-// took the cores the rest needs (README, Benchmarks).
+// 340 MiB and the same traffic meets about one pause (21-55 ms) per side.
+// The collector stays the harness's serial one: at 1 GiB, the parallel
+// collector cost throughput and G1 with Kafka's own flags paused more often
+// in the half-max phase (README, Benchmarks, session 12).
 const brokerHeap = "1g"
 
 // brokerGCLogArgs are the JVM flags that make the broker log every pause,

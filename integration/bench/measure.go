@@ -17,9 +17,9 @@ import (
 // error it returns what it measured so far.
 func measure(ctx context.Context, o options, log *slog.Logger) (*Report, error) {
 	rep := &Report{StartedAt: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
-		Broker: "local"}
+		Broker: brokerLocal}
 	if os.Getenv("KAFKA_BROKERS") != "" {
-		rep.Broker = "external"
+		rep.Broker = brokerExternal
 	}
 	e, err := startEnv(ctx, o, log)
 	if err != nil {
@@ -98,7 +98,7 @@ func notes(o options, broker string) []string {
 
 // brokerNote says which broker the figures were measured on.
 func brokerNote(broker string) string {
-	if broker == "external" {
+	if broker == brokerExternal {
 		return "broker: the one at KAFKA_BROKERS, run as it was started (a broker the bench starts has a fixed " +
 			brokerHeap + " heap)"
 	}

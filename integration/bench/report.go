@@ -11,12 +11,18 @@ import (
 	"time"
 )
 
+// Report.Broker says whose broker the figures were measured on.
+const (
+	brokerLocal    = "local"    // started by the bench
+	brokerExternal = "external" // the one at KAFKA_BROKERS
+)
+
 // Report is what a bench run measured; it is written as JSON.
 type Report struct {
 	StartedAt  string     `json:"started_at"`
 	GoVersion  string     `json:"go_version"`
 	CPUs       int        `json:"cpus"`
-	Broker     string     `json:"broker"` // "local" (started here) or "external" (KAFKA_BROKERS)
+	Broker     string     `json:"broker"` // brokerLocal or brokerExternal
 	Signing    Signing    `json:"signing"`
 	Throughput Throughput `json:"throughput"`
 	Latency    Latency    `json:"latency"`

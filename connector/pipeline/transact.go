@@ -260,7 +260,7 @@ func (p *Pipeline) produce(ctx context.Context, s *kgo.GroupTransactSession, b *
 		return err
 	}
 	p.settler.settle(pctx) // the previous transaction's markers (settle.go)
-	if r, err := kafka.ProduceAll(pctx, s, recs); err != nil {
+	if r, err := kafka.ProduceAll(pctx, s.Client(), recs); err != nil {
 		if r != nil {
 			return &topicError{Topic: r.Topic, Err: err}
 		}

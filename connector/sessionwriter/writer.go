@@ -317,7 +317,7 @@ func (w *Writer) produce(ctx context.Context, s *kgo.GroupTransactSession, recs 
 	}
 	pctx, cancel := context.WithTimeout(ctx, w.cfg.TransactionTimeout/2)
 	defer cancel()
-	if r, err := kafka.ProduceAll(pctx, s, recs); err != nil {
+	if r, err := kafka.ProduceAll(pctx, s.Client(), recs); err != nil {
 		if r != nil {
 			return fmt.Errorf("produce to %s: %w", r.Topic, err)
 		}

@@ -8,13 +8,20 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
+// Producer is what ProduceAll writes through: a transactional session (a
+// TxnSession, or a kgo.GroupTransactSession's Client).
+type Producer interface {
+	Produce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error))
+	Flush(ctx context.Context) error
+}
+
 // ProduceAll produces recs into the open transaction of s, sends them at
 // once rather than after the producer's linger (the commit waits for them
 // anyway), and waits for every acknowledgement. It returns the first record
 // that failed and its error, or (nil, the flush's error) when only the
 // flush failed (ctx ended), or (nil, nil). ctx must bound every record:
 // produce with it.
-func ProduceAll(ctx context.Context, s *kgo.GroupTransactSession, recs []*kgo.Record) (*kgo.Record, error) {
+func ProduceAll(ctx context.Context, s Producer, recs []*kgo.Record) (*kgo.Record, error) {
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -34,7 +41,7 @@ func ProduceAll(ctx context.Context, s *kgo.GroupTransactSession, recs []*kgo.Re
 			}
 		})
 	}
-	if err := s.Client().Flush(ctx); err != nil {
+	if err := s.Flush(ctx); err != nil {
 		// Records still buffered fail later (their context ends with
 		// ctx); the transaction is aborted, so no need to wait for them.
 		mu.Lock()

@@ -31,7 +31,7 @@ func TestProduceAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := []*kgo.Record{{Topic: "known", Value: []byte("a")}, {Topic: "known", Value: []byte("b")}}
-	if r, err := ProduceAll(ctx, s, recs); r != nil || err != nil {
+	if r, err := ProduceAll(ctx, s.Client(), recs); r != nil || err != nil {
 		t.Fatalf("ProduceAll = %v, %v; want nil, nil", r, err)
 	}
 	for _, r := range recs {
@@ -47,7 +47,7 @@ func TestProduceAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := &kgo.Record{Topic: "missing", Value: []byte("c")}
-	r, err := ProduceAll(ctx, s, []*kgo.Record{{Topic: "known", Value: []byte("d")}, bad})
+	r, err := ProduceAll(ctx, s.Client(), []*kgo.Record{{Topic: "known", Value: []byte("d")}, bad})
 	if err == nil || r != bad {
 		t.Fatalf("ProduceAll = %v, %v; want the record to the missing topic and its error", r, err)
 	}

@@ -6,8 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
+	"github.com/paysession/paysession/internal/kafka"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
@@ -22,7 +21,7 @@ const maxProbeWait = time.Minute
 
 // awaitHealthy pauses fetching while the API keeps failing and probes it
 // until it answers; it returns false if ctx ended first.
-func (p *Pipeline) awaitHealthy(ctx context.Context, s *kgo.GroupTransactSession) bool {
+func (p *Pipeline) awaitHealthy(ctx context.Context, s *kafka.TxnSession) bool {
 	bad, retryAfter := p.health.unhealthy()
 	if !bad {
 		return true

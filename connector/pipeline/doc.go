@@ -34,8 +34,10 @@
 // record_too_large result; an invalid key is published as its digest
 // (OutcomeKey). So every record ends as one result, whatever its size.
 //
-// Transactions. One kgo.GroupTransactSession (read_committed, transactional
-// id from configuration) consumes every command topic and the retry topic.
+// Transactions. One kafka.TxnSession (read_committed, transactional id from
+// configuration) consumes every command topic and the retry topic; it is
+// kgo.GroupTransactSession's protocol without the Heartbeat that End forces
+// before EndTxn, which KIP-447 makes redundant (internal/kafka/txnsession.go).
 // Each poll of at most MaxPollRecords records is one batch and one Kafka
 // transaction: its calls → Begin → produce its outcome records → End. The
 // batches overlap (transact.go): once a batch's outcomes are produced, the

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"context"
 	"maps"
 	"slices"
 
@@ -11,20 +10,16 @@ import (
 
 // What a transaction commits, and where an abort rewinds to.
 //
-// A kgo.GroupTransactSession's End commits the client's polled head (its
-// UncommittedOffsets) and then takes that head as committed. The pipeline
-// polls the next batch before it ends a transaction (transact.go), so the
-// polled head is past what the ending transaction covers. Two things keep
-// the offsets exact:
-//   - End's TxnOffsetCommit is rewritten (kgo.PreTxnCommitFnContext) to carry
-//     exactly the ending batch's offsets: per partition, one past its last
-//     record. The request still carries the member id and generation, and
-//     the broker holds a rebalance's offset fetch until the transaction ends
-//     (KIP-447), as for the commit End would have built.
-//   - After an abort the client rewinds each partition to what it takes as
-//     committed, which can be past a batch polled ahead and never committed.
-//     The pipeline then rewinds every partition of the batches it did not
-//     commit to their first record itself (rewind).
+// The pipeline polls the next batch before it ends a transaction
+// (transact.go), so the client's polled head is past what the ending
+// transaction covers. Two things keep the offsets exact:
+//   - End's TxnOffsetCommit (kafka.TxnSession) carries exactly the ending
+//     batch's offsets: per partition, one past its last record (coverOnly).
+//     The request carries the member id and generation, and the broker
+//     holds a rebalance's offset fetch until the transaction ends (KIP-447).
+//   - After an abort the pipeline rewinds every partition of the batches it
+//     did not commit to their first record (rewind): the session keeps no
+//     offsets, and the client's position is past those batches.
 
 // topicIDs maps a consumed topic to its id, learnt from fetches: a commit
 // request names topics by id from TxnOffsetCommit v6 on.
@@ -35,15 +30,6 @@ func (ids topicIDs) learn(f kgo.Fetches) {
 		if t.TopicID != ([16]byte{}) {
 			ids[t.Topic] = t.TopicID
 		}
-	})
-}
-
-// commitExactly returns ctx for a GroupTransactSession.End whose offset
-// commit carries exactly recs' offsets (coverOnly).
-func commitExactly(ctx context.Context, recs []*kgo.Record, ids topicIDs) context.Context {
-	return kgo.PreTxnCommitFnContext(ctx, func(req *kmsg.TxnOffsetCommitRequest) error {
-		coverOnly(req, recs, ids)
-		return nil
 	})
 }
 

@@ -33,7 +33,7 @@ type Pipeline struct {
 	kinds   map[string]string // topic → command kind
 	topics  []string          // every consumed topic
 
-	session atomic.Pointer[kgo.GroupTransactSession] // the running session, for GroupJoined
+	session atomic.Pointer[kafka.TxnSession] // the running session, for GroupJoined
 
 	marks    *attemptMarks // touched only by the Run goroutine
 	kept     keptOutcomes  // outcomes of batches aborted for a write failure (Run goroutine)
@@ -208,7 +208,7 @@ func (p *Pipeline) GroupJoined(context.Context) error {
 }
 
 // newSession builds the transactional group session.
-func (p *Pipeline) newSession() (*kgo.GroupTransactSession, error) {
+func (p *Pipeline) newSession() (*kafka.TxnSession, error) {
 	opts := append([]kgo.Opt{}, p.cfg.Kafka...)
 	opts = append(opts,
 		kgo.ConsumerGroup(p.cfg.GroupID),
@@ -217,14 +217,12 @@ func (p *Pipeline) newSession() (*kgo.GroupTransactSession, error) {
 		kgo.TransactionTimeout(p.cfg.TransactionTimeout),
 		kgo.ProducerBatchMaxBytesFn(p.cfg.Limits.BatchMaxBytes),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.OnPartitionsRevoked(p.onRevoked),
-		kgo.OnPartitionsLost(p.onRevoked),
 		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { p.assigned.Store(true) }),
 	)
 	if p.cfg.ClientHooks != nil {
 		opts = append(opts, kgo.WithHooks(p.cfg.ClientHooks()...))
 	}
-	s, err := kafka.NewTransactSession(p.cfg.TransactionTimeout, opts...)
+	s, err := kafka.NewTxnSession(p.cfg.TransactionTimeout, p.onRevoked, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka session: %w", err)
 	}
@@ -269,7 +267,7 @@ func (p *Pipeline) onRevoked(_ context.Context, _ *kgo.Client, rev map[string][]
 // runSession is the poll → batch → end loop of one Kafka session. A batch
 // polled ahead while the previous transaction ended (transact) is ended
 // next, before anything else is polled.
-func (p *Pipeline) runSession(ctx context.Context, s *kgo.GroupTransactSession) error {
+func (p *Pipeline) runSession(ctx context.Context, s *kafka.TxnSession) error {
 	var retryPausedUntil time.Time
 	var next *running // polled ahead: ended even once ctx is done
 	// A revoke seen until now was the previous session's (its Close revokes
@@ -324,7 +322,7 @@ func (p *Pipeline) runSession(ctx context.Context, s *kgo.GroupTransactSession) 
 // a poll adds. With nothing held it waits up to a second for records; with
 // records held it takes only what is already fetched. A revoke pending
 // releases the held records first (releaseHeld).
-func (p *Pipeline) pollHeld(ctx context.Context, s *kgo.GroupTransactSession) ([]*kgo.Record, error) {
+func (p *Pipeline) pollHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Record, error) {
 	if p.revokePending() {
 		p.releaseHeld(s)
 	}
@@ -338,7 +336,7 @@ func (p *Pipeline) pollHeld(ctx context.Context, s *kgo.GroupTransactSession) ([
 
 // takeHeld returns the held records followed by what a poll under ctx
 // adds, at most MaxPollRecords in all; none is held any more.
-func (p *Pipeline) takeHeld(ctx context.Context, s *kgo.GroupTransactSession) ([]*kgo.Record, error) {
+func (p *Pipeline) takeHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Record, error) {
 	recs, err := p.poll(ctx, s, p.cfg.MaxPollRecords-len(p.held))
 	recs = append(p.held, recs...)
 	p.held = nil
@@ -349,7 +347,7 @@ func (p *Pipeline) takeHeld(ctx context.Context, s *kgo.GroupTransactSession) ([
 // noting fetch errors: a topic gone or unreadable fails the read health. A
 // nil ctx takes only what is already fetched, at once. The error is final
 // for the session (its client closed).
-func (p *Pipeline) poll(ctx context.Context, s *kgo.GroupTransactSession, max int) ([]*kgo.Record, error) {
+func (p *Pipeline) poll(ctx context.Context, s *kafka.TxnSession, max int) ([]*kgo.Record, error) {
 	if max < 1 {
 		return nil, nil // PollRecords would take everything
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/paysession/paysession/internal/kafka"
 )
@@ -59,7 +60,7 @@ func (p *Pipeline) start(ctx context.Context, recs []*kgo.Record) *running {
 // calls run while this transaction ends; it is returned to be ended next,
 // or nil. transact returns an error only when the transaction's end is
 // unknown, which the caller answers by rebuilding the session.
-func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, r *running) (b *batch, next *running, err error) {
+func (p *Pipeline) transact(ctx context.Context, s *kafka.TxnSession, r *running) (b *batch, next *running, err error) {
 	phase := p.clock.Now()
 	lap := func(name string) {
 		now := p.clock.Now()
@@ -98,7 +99,7 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, r 
 	endCtx, endCancel := context.WithTimeout(context.Background(), p.cfg.TransactionTimeout)
 	defer endCancel()
 	commitSpan := startCommitSpan(b)
-	committed, err := s.End(commitExactly(endCtx, r.recs, p.topicIDs), kgo.TransactionEndTry(commit))
+	committed, err := s.End(endCtx, commit, func(req *kmsg.TxnOffsetCommitRequest) { coverOnly(req, r.recs, p.topicIDs) })
 	lap("end")
 	p.settler.ended()
 	endSpans(commitSpan, b, transactionEnd(committed, err))
@@ -141,7 +142,7 @@ func (p *Pipeline) transact(ctx context.Context, s *kgo.GroupTransactSession, r 
 // waiting for more, and starts them as the next batch, so that their marks
 // and calls run while the current transaction ends (mayTakeAhead says
 // when it takes nothing).
-func (p *Pipeline) pollAhead(ctx context.Context, s *kgo.GroupTransactSession) *running {
+func (p *Pipeline) pollAhead(ctx context.Context, s *kafka.TxnSession) *running {
 	if !p.mayTakeAhead(ctx) {
 		return nil
 	}
@@ -164,7 +165,7 @@ func (p *Pipeline) pollAhead(ctx context.Context, s *kgo.GroupTransactSession) *
 // not called: an abort forgets it and rewinds it with its batch (transact;
 // franz-go's abort also resets to what it last committed, but the rewind
 // does not rely on that), a revoke releases it (pollHeld).
-func (p *Pipeline) hold(ctx context.Context, s *kgo.GroupTransactSession) {
+func (p *Pipeline) hold(ctx context.Context, s *kafka.TxnSession) {
 	if !p.mayTakeAhead(ctx) {
 		return
 	}
@@ -174,7 +175,7 @@ func (p *Pipeline) hold(ctx context.Context, s *kgo.GroupTransactSession) {
 
 // releaseHeld gives the held records back to the client: its position
 // returns to the first of them on every partition still assigned.
-func (p *Pipeline) releaseHeld(s *kgo.GroupTransactSession) {
+func (p *Pipeline) releaseHeld(s *kafka.TxnSession) {
 	if len(p.held) > 0 {
 		rewind(s.Client(), p.held)
 		p.held = nil
@@ -252,7 +253,7 @@ func (p *Pipeline) batchContext(ctx context.Context) (context.Context, context.C
 
 // produce writes the batch's records into the open transaction and waits for
 // every acknowledgement.
-func (p *Pipeline) produce(ctx context.Context, s *kgo.GroupTransactSession, b *batch) error {
+func (p *Pipeline) produce(ctx context.Context, s *kafka.TxnSession, b *batch) error {
 	pctx, cancel := context.WithTimeout(context.Background(), p.cfg.TransactionTimeout/2)
 	defer cancel()
 	recs, err := p.recordsOf(pctx, b)
@@ -260,7 +261,7 @@ func (p *Pipeline) produce(ctx context.Context, s *kgo.GroupTransactSession, b *
 		return err
 	}
 	p.settler.settle(pctx) // the previous transaction's markers (settle.go)
-	if r, err := kafka.ProduceAll(pctx, s.Client(), recs); err != nil {
+	if r, err := kafka.ProduceAll(pctx, s, recs); err != nil {
 		if r != nil {
 			return &topicError{Topic: r.Topic, Err: err}
 		}

@@ -144,7 +144,7 @@ func TestReportJSON(t *testing.T) {
 	}
 	wantKeys := map[string][]string{
 		"signing":    {"goroutines", "seconds", "signs_per_s"},
-		"throughput": {"commands", "commands_per_s", "connector_cpu_efficiency", "connector_cpu_ms_per_command", "connector_cpu_share", "fraction_of_signing_ceiling", "max_in_flight", "partitions", "process_cores_used", "process_cpu_ms_per_command", "process_cpu_s", "sandbox_cpu_ms_per_command", "seconds"},
+		"throughput": {"commands", "commands_per_s", "connector_cpu_efficiency", "connector_cpu_ms_per_command", "connector_cpu_share", "fraction_of_signing_ceiling", "max_in_flight", "partitions", "process_cores_used", "process_cpu_ms_per_command", "process_cpu_s", "sandbox_cpu_ms_per_command", "seconds", "transactions"},
 		"latency":    {"added_max_ms", "added_p50_ms", "added_p99_ms", "commands", "mean_api_call_ms", "mean_ms_between_transactions", "mean_transaction_phase_ms", "rate_per_s", "sandbox_latency_ms", "segments_ms", "transactions"},
 		"slow_api": {"commands", "commands_per_s", "goroutines_at_peak", "heap_inuse_mib_at_end", "heap_inuse_mib_at_peak", "max_in_flight",
 			"partitions", "peak_in_flight", "peak_rss_mib", "sandbox_latency_ms", "seconds", "stack_inuse_mib_at_peak"},

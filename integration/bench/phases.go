@@ -50,11 +50,13 @@ func (e *env) measureThroughput(ctx context.Context, o options, sign Signing) (T
 	if err != nil {
 		return Throughput{}, err
 	}
+	before := readPipelineStats(e.conn.Registry)
 	cpu0 := cpuTime()
 	sandbox0, sandboxErr := e.sandbox.cpuTime()
 	start, last, err := e.runBatch(ctx, b)
 	cpu := cpuTime() - cpu0
 	sandbox1, sandboxErr1 := e.sandbox.cpuTime()
+	after := readPipelineStats(e.conn.Registry)
 	path := prof.stop()
 	if err != nil {
 		return Throughput{}, err
@@ -66,6 +68,7 @@ func (e *env) measureThroughput(ctx context.Context, o options, sign Signing) (T
 	if sandboxErr == nil && sandboxErr1 == nil {
 		t.SandboxCPUPerCmd = round((sandbox1-sandbox0).Seconds()*1000/float64(o.commands), 4)
 	}
+	t.Transactions, t.MeanPhaseMS = after.since(before)
 	t.CeilingFraction = round(t.PerSecond/sign.PerSecond, 3)
 	t.CoresUsed = round(cpu.Seconds()/secs, 2)
 	if share, err := labelShare(path, "part", "connector"); err == nil {

@@ -69,6 +69,11 @@ type Throughput struct {
 	// SandboxCPUPerCmd is the sandbox process's CPU per command (it
 	// verifies every request's signature); not part of ProcessCPU.
 	SandboxCPUPerCmd float64 `json:"sandbox_cpu_ms_per_command"`
+	// Transactions the pipeline ended during the phase and the mean time
+	// of each transaction phase: fewer, larger batches sign with fewer
+	// pauses at their ends.
+	Transactions int                `json:"transactions"`
+	MeanPhaseMS  map[string]float64 `json:"mean_transaction_phase_ms,omitempty"`
 	Profile          string  `json:"profile,omitempty"`
 }
 
@@ -201,7 +206,7 @@ func (r *Report) print(w io.Writer) {
 	row := func(name, format string, v ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{name}, v...)...) }
 	row("RSA-2048 signs/s", "%.0f (%d goroutines, %.1fs)", r.Signing.PerSecond, r.Signing.Goroutines, r.Signing.Seconds)
 	t := r.Throughput
-	row("end-to-end commands/s", "%.0f (%d commands, %d partitions, in-flight %d, %.2fs)", t.PerSecond, t.Commands, t.Partitions, t.MaxInFlight, t.Seconds)
+	row("end-to-end commands/s", "%.0f (%d commands, %d partitions, in-flight %d, %.2fs; %d transactions)", t.PerSecond, t.Commands, t.Partitions, t.MaxInFlight, t.Seconds, t.Transactions)
 	row("  fraction of signing ceiling", "%.2f", t.CeilingFraction)
 	row("  process CPU ms/command", "%.3f (connector share %.0f%%; sandbox process %.3f more)", t.ProcessCPUPerCmd, 100*t.ConnectorShare, t.SandboxCPUPerCmd)
 	row("  connector CPU ms/command", "%.3f (efficiency vs signing %.2f; process used %.2f cores)", t.ConnectorCPUPerCmd, t.ConnectorEfficiency, t.CoresUsed)

@@ -74,7 +74,7 @@ type Throughput struct {
 	// pauses at their ends.
 	Transactions int                `json:"transactions"`
 	MeanPhaseMS  map[string]float64 `json:"mean_transaction_phase_ms,omitempty"`
-	Profile          string  `json:"profile,omitempty"`
+	Profile      string             `json:"profile,omitempty"`
 }
 
 // Latency is the steady-rate phase at half the measured maximum.

@@ -88,6 +88,29 @@ func pollN(ctx context.Context, t *testing.T, cl *kgo.Client, n int) []*kgo.Reco
 	return recs
 }
 
+// newTestSession is a TxnSession on c with the request log's hook, closed
+// when the test ends.
+func newTestSession(t *testing.T, c *kfake.Cluster, log *requestLog, onTakenAway func(context.Context, *kgo.Client, map[string][]int32)) *TxnSession {
+	t.Helper()
+	s, err := NewTxnSession(10*time.Second, onTakenAway, sessionOpts(c, log)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// beginWith begins a transaction and produces one record to "out" in it.
+func beginWith(ctx context.Context, t *testing.T, s interface{ Begin() error }, p Producer, value string) {
+	t.Helper()
+	if err := s.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ProduceAll(ctx, p, []*kgo.Record{{Topic: "out", Value: []byte(value)}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // commitUpTo fills a commit of "in" partition 0 up to offset.
 func commitUpTo(offset int64) func(*kmsg.TxnOffsetCommitRequest) {
 	return func(req *kmsg.TxnOffsetCommitRequest) {
@@ -128,21 +151,12 @@ func TestTxnSessionEndSendsNoHeartbeat(t *testing.T) {
 	defer cancel()
 
 	log := &requestLog{}
-	s, err := NewTxnSession(10*time.Second, nil, sessionOpts(c, log)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newTestSession(t, c, log, nil)
 	if !s.implicitOffsets {
 		t.Error("kfake at its newest finalizes transaction.version 2: TxnOffsetCommit should add the offsets itself")
 	}
 	pollN(ctx, t, s.Client(), 3)
-	if err := s.Begin(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ProduceAll(ctx, s, []*kgo.Record{{Topic: "out", Value: []byte("result")}}); err != nil {
-		t.Fatal(err)
-	}
+	beginWith(ctx, t, s, s, "result")
 	log.on.Store(true)
 	committed, err := s.End(ctx, true, commitUpTo(2))
 	log.on.Store(false)
@@ -167,12 +181,7 @@ func TestTxnSessionEndSendsNoHeartbeat(t *testing.T) {
 	}
 	defer gs.Close()
 	pollN(ctx, t, gs.Client(), 1)
-	if err := gs.Begin(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ProduceAll(ctx, gs.Client(), []*kgo.Record{{Topic: "out", Value: []byte("result")}}); err != nil {
-		t.Fatal(err)
-	}
+	beginWith(ctx, t, gs, gs.Client(), "result")
 	ctrlLog.on.Store(true)
 	if committed, err := gs.End(ctx, kgo.TryCommit); err != nil || !committed {
 		t.Fatalf("control End = %v, %v", committed, err)
@@ -191,21 +200,12 @@ func TestTxnSessionAddsOffsetsBeforeTransactionVersion2(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	log := &requestLog{}
-	s, err := NewTxnSession(10*time.Second, nil, sessionOpts(c, log)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newTestSession(t, c, log, nil)
 	if s.implicitOffsets {
 		t.Fatal("a Kafka 3.9 cluster taken for transaction.version 2")
 	}
 	pollN(ctx, t, s.Client(), 3)
-	if err := s.Begin(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ProduceAll(ctx, s, []*kgo.Record{{Topic: "out", Value: []byte("result")}}); err != nil {
-		t.Fatal(err)
-	}
+	beginWith(ctx, t, s, s, "result")
 	log.on.Store(true)
 	if committed, err := s.End(ctx, true, commitUpTo(3)); err != nil || !committed {
 		t.Fatalf("End = %v, %v; want committed", committed, err)
@@ -237,22 +237,13 @@ func TestTxnSessionRevokeAbortsTheNextEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var takenAway atomic.Int32
-	s, err := NewTxnSession(10*time.Second, func(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
+	s := newTestSession(t, c, &requestLog{}, func(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
 		if len(parts) > 0 {
 			takenAway.Add(1)
 		}
-	}, sessionOpts(c, &requestLog{})...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	})
 	pollN(ctx, t, s.Client(), 3)
-	if err := s.Begin(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ProduceAll(ctx, s, []*kgo.Record{{Topic: "out", Value: []byte("undone")}}); err != nil {
-		t.Fatal(err)
-	}
+	beginWith(ctx, t, s, s, "undone")
 
 	// A second member joins: the cooperative rebalance takes one of the
 	// two partitions away from s.
@@ -279,12 +270,7 @@ func TestTxnSessionRevokeAbortsTheNextEnd(t *testing.T) {
 		t.Errorf("committed offset of in/0 after the abort = %d, want none", got)
 	}
 
-	if err := s.Begin(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ProduceAll(ctx, s, []*kgo.Record{{Topic: "out", Value: []byte("done")}}); err != nil {
-		t.Fatal(err)
-	}
+	beginWith(ctx, t, s, s, "done")
 	if committed, err := s.End(ctx, true, nil); err != nil || !committed {
 		t.Fatalf("End after the aborted one = %v, %v; want committed", committed, err)
 	}
@@ -298,11 +284,7 @@ func TestTxnSessionRefusesOffsetsWithoutRecords(t *testing.T) {
 	c := txnFixture(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s, err := NewTxnSession(10*time.Second, nil, sessionOpts(c, &requestLog{})...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newTestSession(t, c, &requestLog{}, nil)
 	pollN(ctx, t, s.Client(), 3)
 	if err := s.Begin(); err != nil {
 		t.Fatal(err)

@@ -59,6 +59,16 @@ type TxnSession struct {
 	produced atomic.Bool
 }
 
+// txnHeartbeat is the session's heartbeat interval, whatever opts say.
+// While the group prepares a rebalance the coordinator still accepts the
+// offset commits of the current generation, so a member that keeps
+// committing learns of the rebalance from a heartbeat only, and the
+// rebalance (a member joining or leaving) waits for it. End's forced
+// Heartbeat told it at the next commit; the session's own heartbeats tell
+// it within this interval, at two requests a second instead of one per
+// transaction.
+const txnHeartbeat = 500 * time.Millisecond
+
 // errNoKIP447 refuses a cluster whose brokers cannot fence a stale offset
 // commit (TxnOffsetCommit below v3: Kafka before 2.5).
 var errNoKIP447 = errors.New("every broker must support TxnOffsetCommit v3 (KIP-447, Kafka 2.5 or later) for exactly-once consuming")
@@ -70,7 +80,7 @@ var errOffsetsWithoutRecords = errors.New("offsets to commit in a transaction th
 // NewTxnSession builds the session's client from opts, which must name a
 // consumer group and a transactional id and must not set
 // OnPartitionsRevoked or OnPartitionsLost: onTakenAway is called for both,
-// with the session's lock held. It initializes the producer id before the
+// with the session's lock held. Its heartbeat interval is txnHeartbeat. It initializes the producer id before the
 // client joins the group (which fences a previous incarnation of the
 // transactional id and aborts its open transaction) and reads the brokers'
 // API versions, waiting at most timeout. An error of the options wraps
@@ -87,7 +97,8 @@ func NewTxnSession(timeout time.Duration, onTakenAway func(context.Context, *kgo
 			onTakenAway(ctx, cl, parts)
 		}
 	}
-	cl, err := kgo.NewClient(append(slices.Clone(opts), kgo.OnPartitionsRevoked(taken), kgo.OnPartitionsLost(taken))...)
+	cl, err := kgo.NewClient(append(slices.Clone(opts), kgo.OnPartitionsRevoked(taken), kgo.OnPartitionsLost(taken),
+		kgo.HeartbeatInterval(txnHeartbeat))...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}

@@ -15,14 +15,19 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 )
 
-// requestLog records the keys of the requests a client writes while on.
+// requestLog records the keys of the requests a client writes while on,
+// and counts its heartbeats all the time.
 type requestLog struct {
-	on   atomic.Bool
-	mu   sync.Mutex
-	keys []int16
+	on         atomic.Bool
+	heartbeats atomic.Int32
+	mu         sync.Mutex
+	keys       []int16
 }
 
 func (l *requestLog) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	if err == nil && key == int16(kmsg.Heartbeat) {
+		l.heartbeats.Add(1)
+	}
 	if err == nil && l.on.Load() {
 		l.mu.Lock()
 		l.keys = append(l.keys, key)
@@ -111,6 +116,20 @@ func beginWith(ctx context.Context, t *testing.T, s interface{ Begin() error }, 
 	}
 }
 
+// afterHeartbeat returns right after the client's next heartbeat.
+func afterHeartbeat(ctx context.Context, t *testing.T, cl *kgo.Client, log *requestLog) {
+	t.Helper()
+	n := log.heartbeats.Load()
+	for log.heartbeats.Load() == n {
+		pctx, pcancel := context.WithTimeout(ctx, time.Millisecond)
+		cl.PollRecords(pctx, 1)
+		pcancel()
+		if ctx.Err() != nil {
+			t.Fatal("no heartbeat")
+		}
+	}
+}
+
 // commitUpTo fills a commit of "in" partition 0 up to offset.
 func commitUpTo(offset int64) func(*kmsg.TxnOffsetCommitRequest) {
 	return func(req *kmsg.TxnOffsetCommitRequest) {
@@ -157,11 +176,19 @@ func TestTxnSessionEndSendsNoHeartbeat(t *testing.T) {
 	}
 	pollN(ctx, t, s.Client(), 3)
 	beginWith(ctx, t, s, s, "result")
+	// The session's own heartbeats come every txnHeartbeat: End runs
+	// right after one, well inside the interval, so any Heartbeat in its
+	// window would be End's.
+	afterHeartbeat(ctx, t, s.Client(), log)
 	log.on.Store(true)
+	began := time.Now()
 	committed, err := s.End(ctx, true, commitUpTo(2))
 	log.on.Store(false)
 	if err != nil || !committed {
 		t.Fatalf("End = %v, %v; want committed", committed, err)
+	}
+	if d := time.Since(began); d > txnHeartbeat/2 {
+		t.Fatalf("End took %s: too long to tell its requests from the periodic heartbeat", d)
 	}
 	for key, want := range map[kmsg.Key]int{kmsg.Heartbeat: 0, kmsg.TxnOffsetCommit: 1, kmsg.EndTxn: 1, kmsg.AddOffsetsToTxn: 0} {
 		if got := log.count(key); got != want {
@@ -298,5 +325,47 @@ func TestTxnSessionRefusesOffsetsWithoutRecords(t *testing.T) {
 	}
 	if err := s.Begin(); err != nil {
 		t.Fatalf("Begin after the refused commit: %v", err)
+	}
+}
+
+// TestTxnSessionNoticesARebalanceWithinItsHeartbeat: a member that keeps
+// committing learns that the group rebalances from its heartbeat (a commit
+// with its generation is accepted while the group prepares the rebalance),
+// so the session heartbeats every txnHeartbeat whatever the options say
+// (20s here): a member that joins gets its partition within a second or
+// two, not after the options' interval.
+func TestTxnSessionNoticesARebalanceWithinItsHeartbeat(t *testing.T) {
+	c := txnFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	log := &requestLog{}
+	s := newTestSession(t, c, log, nil)
+	pollN(ctx, t, s.Client(), 3)
+	afterHeartbeat(ctx, t, s.Client(), log) // the rebalance starts after one
+
+	var assigned atomic.Bool
+	other, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.ConsumerGroup("g1"), kgo.ConsumeTopics("in"),
+		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
+			if len(parts["in"]) > 0 {
+				assigned.Store(true)
+			}
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	joined := time.Now()
+	go other.PollFetches(ctx)
+	for !assigned.Load() {
+		if time.Since(joined) > 5*time.Second {
+			t.Fatalf("the joining member got no partition %s after it joined: the committing session did not notice the rebalance", time.Since(joined))
+		}
+		beginWith(ctx, t, s, s, "result")
+		if _, err := s.End(ctx, true, commitUpTo(3)); err != nil {
+			t.Fatal(err)
+		}
+		pctx, pcancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		s.Client().PollRecords(pctx, 1)
+		pcancel()
 	}
 }

@@ -16,17 +16,19 @@ import (
 )
 
 // requestLog records the keys of the requests a client writes while on,
-// and counts its heartbeats all the time.
+// and the times of its heartbeats all the time.
 type requestLog struct {
 	on         atomic.Bool
-	heartbeats atomic.Int32
 	mu         sync.Mutex
 	keys       []int16
+	heartbeats []time.Time
 }
 
 func (l *requestLog) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
 	if err == nil && key == int16(kmsg.Heartbeat) {
-		l.heartbeats.Add(1)
+		l.mu.Lock()
+		l.heartbeats = append(l.heartbeats, time.Now())
+		l.mu.Unlock()
 	}
 	if err == nil && l.on.Load() {
 		l.mu.Lock()
@@ -116,16 +118,25 @@ func beginWith(ctx context.Context, t *testing.T, s interface{ Begin() error }, 
 	}
 }
 
-// afterHeartbeat returns right after the client's next heartbeat.
+// afterHeartbeat returns right after a periodic heartbeat of the client:
+// one that came at least half an interval after the one before it (a
+// cooperative member heartbeats once more soon after it joins, and then
+// two can come back to back), so the next is about txnHeartbeat away.
 func afterHeartbeat(ctx context.Context, t *testing.T, cl *kgo.Client, log *requestLog) {
 	t.Helper()
-	n := log.heartbeats.Load()
-	for log.heartbeats.Load() == n {
+	periodicJustNow := func() bool {
+		log.mu.Lock()
+		defer log.mu.Unlock()
+		n := len(log.heartbeats)
+		return n >= 2 && log.heartbeats[n-1].Sub(log.heartbeats[n-2]) >= txnHeartbeat/2 &&
+			time.Since(log.heartbeats[n-1]) < 5*time.Millisecond
+	}
+	for !periodicJustNow() {
 		pctx, pcancel := context.WithTimeout(ctx, time.Millisecond)
 		cl.PollRecords(pctx, 1)
 		pcancel()
 		if ctx.Err() != nil {
-			t.Fatal("no heartbeat")
+			t.Fatal("no periodic heartbeat")
 		}
 	}
 }

@@ -162,9 +162,9 @@ func (p *Pipeline) pollAhead(ctx context.Context, s *kafka.TxnSession) *running 
 // extra transaction. Taking the buffered fetch right after End requests
 // them while the next transaction's produce runs, and the poll ahead finds
 // them. A held record is consumed (the client's position is past it) but
-// not called: an abort forgets it and rewinds it with its batch (transact;
-// franz-go's abort also resets to what it last committed, but the rewind
-// does not rely on that), a revoke releases it (pollHeld).
+// not called: an abort forgets it and rewinds it with its batch (transact:
+// the session sets no position back itself), a revoke releases it
+// (pollHeld).
 func (p *Pipeline) hold(ctx context.Context, s *kafka.TxnSession) {
 	if !p.mayTakeAhead(ctx) {
 		return

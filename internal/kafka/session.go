@@ -27,9 +27,18 @@ func NewTransactSession(timeout time.Duration, opts ...kgo.Opt) (*kgo.GroupTrans
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if _, _, err := s.Client().ProducerID(ctx); err != nil {
+	if err := initProducerID(ctx, s.Client()); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("init producer id: %w", err)
+		return nil, err
 	}
 	return s, nil
+}
+
+// initProducerID initializes cl's producer id, fencing a previous
+// incarnation of its transactional id and aborting its open transaction.
+func initProducerID(ctx context.Context, cl *kgo.Client) error {
+	if _, _, err := cl.ProducerID(ctx); err != nil {
+		return fmt.Errorf("init producer id: %w", err)
+	}
+	return nil
 }

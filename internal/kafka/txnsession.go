@@ -80,9 +80,8 @@ var errOffsetsWithoutRecords = errors.New("offsets to commit in a transaction th
 // NewTxnSession builds the session's client from opts, which must name a
 // consumer group and a transactional id and must not set
 // OnPartitionsRevoked or OnPartitionsLost: onTakenAway is called for both,
-// with the session's lock held. Its heartbeat interval is txnHeartbeat. It initializes the producer id before the
-// client joins the group (which fences a previous incarnation of the
-// transactional id and aborts its open transaction) and reads the brokers'
+// with the session's lock held. Its heartbeat interval is txnHeartbeat.
+// It initializes the producer id (initProducerID) and reads the brokers'
 // API versions, waiting at most timeout. An error of the options wraps
 // ErrOptions.
 func NewTxnSession(timeout time.Duration, onTakenAway func(context.Context, *kgo.Client, map[string][]int32), opts ...kgo.Opt) (*TxnSession, error) {
@@ -115,11 +114,11 @@ func NewTxnSession(timeout time.Duration, onTakenAway func(context.Context, *kgo
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if _, _, err := cl.ProducerID(ctx); err != nil {
-		cl.Close()
-		return nil, fmt.Errorf("init producer id: %w", err)
+	err = initProducerID(ctx, cl)
+	if err == nil {
+		err = s.readVersions(ctx)
 	}
-	if err := s.readVersions(ctx); err != nil {
+	if err != nil {
 		cl.Close()
 		return nil, err
 	}
@@ -358,20 +357,15 @@ func (s *TxnSession) fillTopicIDs(ctx context.Context, req *kmsg.TxnOffsetCommit
 			continue
 		}
 		d, ok := td[t.Topic]
-		if !ok || d.Err != nil {
-			return fmt.Errorf("topic id of %s: %w", t.Topic, topicIDErr(d.Err, ok))
+		switch {
+		case !ok:
+			return fmt.Errorf("topic id of %s: not in the metadata", t.Topic)
+		case d.Err != nil:
+			return fmt.Errorf("topic id of %s: %w", t.Topic, d.Err)
 		}
 		t.TopicID = d.ID
 	}
 	return nil
-}
-
-// topicIDErr is a metadata answer's error for a topic, or that it was missing.
-func topicIDErr(err error, answered bool) error {
-	if !answered {
-		return errors.New("not in the metadata")
-	}
-	return err
 }
 
 // topicName names a response topic: from TxnOffsetCommit v6 on, the

@@ -118,6 +118,14 @@ func beginWith(ctx context.Context, t *testing.T, s interface{ Begin() error }, 
 	}
 }
 
+// pollFor polls cl for at most d (its group work, such as a rebalance,
+// goes on meanwhile).
+func pollFor(ctx context.Context, cl *kgo.Client, d time.Duration) {
+	pctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	cl.PollRecords(pctx, 1)
+}
+
 // afterHeartbeat returns right after a periodic heartbeat of the client:
 // one that came at least half an interval after the one before it (a
 // cooperative member heartbeats once more soon after it joins, and then
@@ -132,9 +140,7 @@ func afterHeartbeat(ctx context.Context, t *testing.T, cl *kgo.Client, log *requ
 			time.Since(log.heartbeats[n-1]) < 5*time.Millisecond
 	}
 	for !periodicJustNow() {
-		pctx, pcancel := context.WithTimeout(ctx, time.Millisecond)
-		cl.PollRecords(pctx, 1)
-		pcancel()
+		pollFor(ctx, cl, time.Millisecond)
 		if ctx.Err() != nil {
 			t.Fatal("no periodic heartbeat")
 		}
@@ -295,9 +301,7 @@ func TestTxnSessionRevokeAbortsTheNextEnd(t *testing.T) {
 		if ctx.Err() != nil {
 			t.Fatal("no partition was revoked from the session")
 		}
-		pctx, pcancel := context.WithTimeout(ctx, 50*time.Millisecond)
-		s.Client().PollRecords(pctx, 1) // lets the session's rebalance proceed
-		pcancel()
+		pollFor(ctx, s.Client(), 50*time.Millisecond) // lets the session's rebalance proceed
 	}
 
 	committed, err := s.End(ctx, true, commitUpTo(3))
@@ -375,8 +379,6 @@ func TestTxnSessionNoticesARebalanceWithinItsHeartbeat(t *testing.T) {
 		if _, err := s.End(ctx, true, commitUpTo(3)); err != nil {
 			t.Fatal(err)
 		}
-		pctx, pcancel := context.WithTimeout(ctx, 20*time.Millisecond)
-		s.Client().PollRecords(pctx, 1)
-		pcancel()
+		pollFor(ctx, s.Client(), 20*time.Millisecond)
 	}
 }

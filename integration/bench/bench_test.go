@@ -327,16 +327,57 @@ func TestBrokerGCPausesPerSide(t *testing.T) {
 	}
 }
 
+// TestPacedP99OutsidePauses: a command in flight at any moment of a pause
+// (from its send to its result readable) is left out of its side's p99
+// outside the pauses; every other command counts.
+func TestPacedP99OutsidePauses(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := time.Millisecond
+	// One side: 100 commands 10 ms apart, each 5 ms, except the three
+	// (sent at 480, 490 and 500 ms) that a pause from 475 to 505 ms met,
+	// which took 40 ms. The other side's commands were sent at the same
+	// times and no pause slowed them, but the same three were in flight
+	// during it.
+	side := func(pauseEnd time.Duration) segments {
+		var s segments
+		for i := range 100 {
+			sent := t0.Add(time.Duration(i) * 10 * ms)
+			d := 5 * ms
+			if at := time.Duration(i) * 10 * ms; at+d > pauseEnd-30*ms && at < pauseEnd {
+				d = 40 * ms
+			}
+			s.sent, s.total = append(s.sent, sent), append(s.total, d)
+			s.acked, s.produced, s.readable = append(s.acked, 0), append(s.produced, 0), append(s.readable, d)
+		}
+		return s
+	}
+	pauses := []gcPause{{at: t0.Add(505 * ms), dur: 30 * ms}}
+	conn := side(505 * ms)
+	loop := side(-time.Hour) // no command slowed
+	if got := conn.run().P99MS; got != 40 {
+		t.Fatalf("connector p99 with the pause = %v ms, want 40", got)
+	}
+	g := pacedGC(pauses, "", conn, loop, []window{conn.window()}, nil)
+	want := PacedOutside{Connector: 5, Naive: 5, Ratio: 1, ConnectorLeftOut: 3, NaiveLeftOut: 3}
+	if g.Outside != want || g.Connector.Count != 1 || g.Naive.Count != 0 {
+		t.Errorf("pacedGC = %+v, want %+v with pauses 1/0", g, want)
+	}
+	if g := pacedGC(nil, "open gc.log: no such file", conn, loop, nil, nil); g.Error == "" || g.Outside != (PacedOutside{}) {
+		t.Errorf("unread log: %+v, want the error and nothing measured", g)
+	}
+}
+
 func TestEngineTableShowsBrokerPauses(t *testing.T) {
 	r := &Report{Engines: []EngineRun{
-		{Engine: "go", Paced: Paced{P99Ratio: 1.9, BrokerGC: &PacedGC{Connector: GCPauses{Count: 16}, Naive: GCPauses{Count: 4}}}},
+		{Engine: "go", Paced: Paced{P99Ratio: 1.9, BrokerGC: &PacedGC{Connector: GCPauses{Count: 16}, Naive: GCPauses{Count: 4},
+			Outside: PacedOutside{Connector: 9.5, Naive: 7.6, Ratio: 1.25}}}},
 		{Engine: "libcrypto", Paced: Paced{P99Ratio: 2.1}},
 		{Engine: "unread", Paced: Paced{P99Ratio: 2.2, BrokerGC: &PacedGC{Error: "open gc.log: no such file"}}},
 	}}
 	var b strings.Builder
 	r.print(&b)
 	out := b.String()
-	for _, want := range []string{`broker GC pauses connector/naive\n`, `go .*\(1\.90\) +16/4\n`, `libcrypto .*\(2\.10\) +-\n`, `unread .*\(2\.20\) +-\n`} {
+	for _, want := range []string{`broker GC pauses connector/naive +ratio outside pauses\n`, `go .*\(1\.90\) +16/4 +9\.5/7\.6 ms \(1\.25\)\n`, `libcrypto .*\(2\.10\) +- +-\n`, `unread .*\(2\.20\) +- +-\n`} {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("engine table lacks %s:\n%s", want, out)
 		}

@@ -83,9 +83,8 @@ type GCPauses struct {
 func pausesIn(pauses []gcPause, windows []window) GCPauses {
 	var g GCPauses
 	for _, p := range pauses {
-		start := p.at.Add(-p.dur)
 		for _, w := range windows {
-			if start.Before(w.to) && p.at.After(w.from) {
+			if p.overlaps(w.from, w.to) {
 				g.Count++
 				g.TotalMS += ms(p.dur)
 				g.MaxMS = max(g.MaxMS, ms(p.dur))
@@ -102,6 +101,19 @@ func pausesIn(pauses []gcPause, windows []window) GCPauses {
 // errText says why a known log could not be read (then nothing is counted:
 // a readout, not a reason to stop the bench).
 func (e *env) brokerPauses(sets ...[]window) (counts []GCPauses, errText string, ok bool) {
+	pauses, errText, ok := e.readBrokerPauses()
+	if !ok || errText != "" {
+		return nil, errText, ok
+	}
+	for _, ws := range sets {
+		counts = append(counts, pausesIn(pauses, ws))
+	}
+	return counts, "", true
+}
+
+// readBrokerPauses reads the pauses of the broker's GC log; ok and
+// errText as for brokerPauses.
+func (e *env) readBrokerPauses() (pauses []gcPause, errText string, ok bool) {
 	if e.gcLog == "" {
 		return nil, "", false
 	}
@@ -109,8 +121,11 @@ func (e *env) brokerPauses(sets ...[]window) (counts []GCPauses, errText string,
 	if err != nil {
 		return nil, err.Error(), true
 	}
-	for _, ws := range sets {
-		counts = append(counts, pausesIn(pauses, ws))
-	}
-	return counts, "", true
+	return pauses, "", true
+}
+
+// overlaps reports whether the pause stopped the broker at some time
+// between from and to.
+func (p gcPause) overlaps(from, to time.Time) bool {
+	return p.at.Add(-p.dur).Before(to) && p.at.After(from)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -51,6 +52,22 @@ func (s segments) window() window {
 		}
 	}
 	return w
+}
+
+// outside returns s without the commands in flight (sent, not yet
+// readable) while the broker was paused, and how many it left out.
+func (s segments) outside(pauses []gcPause) (segments, int) {
+	var out segments
+	left := 0
+	for i, sent := range s.sent {
+		if slices.ContainsFunc(pauses, func(p gcPause) bool { return p.overlaps(sent, sent.Add(s.total[i])) }) {
+			left++
+			continue
+		}
+		out.sent, out.total = append(out.sent, sent), append(out.total, s.total[i])
+		out.acked, out.produced, out.readable = append(out.acked, s.acked[i]), append(out.produced, s.produced[i]), append(out.readable, s.readable[i])
+	}
+	return out, left
 }
 
 // run is the total latency's p50, p99 and maximum.

@@ -96,23 +96,10 @@ func pausesIn(pauses []gcPause, windows []window) GCPauses {
 	return g
 }
 
-// brokerPauses counts the broker's pauses that overlap each set of
-// windows (one count per set). ok is false when the bench knows no GC log;
-// errText says why a known log could not be read (then nothing is counted:
-// a readout, not a reason to stop the bench).
-func (e *env) brokerPauses(sets ...[]window) (counts []GCPauses, errText string, ok bool) {
-	pauses, errText, ok := e.readBrokerPauses()
-	if !ok || errText != "" {
-		return nil, errText, ok
-	}
-	for _, ws := range sets {
-		counts = append(counts, pausesIn(pauses, ws))
-	}
-	return counts, "", true
-}
-
-// readBrokerPauses reads the pauses of the broker's GC log; ok and
-// errText as for brokerPauses.
+// readBrokerPauses reads the pauses of the broker's GC log. ok is false
+// when the bench knows no GC log; errText says why a known log could not
+// be read (then nothing is counted: a readout, not a reason to stop the
+// bench).
 func (e *env) readBrokerPauses() (pauses []gcPause, errText string, ok bool) {
 	if e.gcLog == "" {
 		return nil, "", false

@@ -115,10 +115,10 @@ func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Late
 		P99MS: ms(percentile(seg.total, 99)), MaxMS: ms(percentile(seg.total, 100)), Profile: path,
 		Segments: seg.quantiles(), Sched: schedLatencySince(sched, schedAfter)}
 	l.Transactions, l.MeanPhaseMS = after.since(before)
-	if counts, errText, ok := e.brokerPauses([]window{seg.window()}); ok {
+	if pauses, errText, ok := e.readBrokerPauses(); ok {
 		l.BrokerGC = &PhaseGC{Error: errText}
 		if errText == "" {
-			l.BrokerGC.GCPauses = counts[0]
+			l.BrokerGC.GCPauses = pausesIn(pauses, []window{seg.window()})
 		}
 	}
 	if l.Transactions > 0 {

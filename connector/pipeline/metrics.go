@@ -111,19 +111,42 @@ func (m *metrics) observeCall(endpoint string, err error, d time.Duration) {
 	m.apiDuration.WithLabelValues(endpoint, outcome).Observe(d.Seconds())
 }
 
-// observeLag sets the lag of every partition a poll returned records of.
-func (m *metrics) observeLag(fs kgo.Fetches) {
+// fetchEnds is, per partition, the end a consumer could reach at its last
+// fetch with records (read_committed: the last stable offset).
+type fetchEnds map[topicPartition]int64
+
+func (e fetchEnds) learn(fs kgo.Fetches) {
 	fs.EachPartition(func(p kgo.FetchTopicPartition) {
 		if len(p.Records) == 0 {
 			return
 		}
-		end := p.LastStableOffset // read_committed: the end a consumer can reach
+		end := p.LastStableOffset
 		if end <= 0 {
 			end = p.HighWatermark
 		}
-		next := p.Records[len(p.Records)-1].Offset + 1
-		m.lag.WithLabelValues(p.Topic, strconv.Itoa(int(p.Partition))).Set(float64(max(end-next, 0)))
+		e[topicPartition{p.Topic, p.Partition}] = end
 	})
+}
+
+// observeLag sets the lag of every partition of a batch and of the records
+// held behind it: the records from the first one not in a batch yet (held,
+// or past the batch) to the end last fetched.
+func (m *metrics) observeLag(ends fetchEnds, batch, held []*kgo.Record) {
+	next := map[topicPartition]int64{}
+	for _, r := range batch {
+		next[topicPartition{r.Topic, r.Partition}] = r.Offset + 1 // a partition's records are in offset order
+	}
+	seen := map[topicPartition]bool{}
+	for _, r := range held {
+		if tp := (topicPartition{r.Topic, r.Partition}); !seen[tp] {
+			seen[tp], next[tp] = true, r.Offset
+		}
+	}
+	for tp, n := range next {
+		if end, ok := ends[tp]; ok {
+			m.lag.WithLabelValues(tp.Topic, strconv.Itoa(int(tp.Partition))).Set(float64(max(end-n, 0)))
+		}
+	}
 }
 
 // forgetLag drops the lag series of partitions this member no longer owns.

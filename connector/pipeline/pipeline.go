@@ -40,11 +40,13 @@ type Pipeline struct {
 	writes   *writeHealth
 	assigned atomic.Bool // partitions were assigned: reload the attempt marks
 
-	parked   *parkedSet    // touched only by the Run goroutine
-	settler  *txnSettler   // the running session's (Run goroutine)
-	topicIDs topicIDs      // the running session's, from its fetches (Run goroutine)
-	reseed   bool          // rebuild parked from the retry topic before the next poll
-	held     []*kgo.Record // consumed ahead of the next batch, not started (hold; Run goroutine)
+	parked     *parkedSet              // touched only by the Run goroutine
+	settler    *txnSettler             // the running session's (Run goroutine)
+	topicIDs   topicIDs                // the running session's, from its fetches (Run goroutine)
+	reseed     bool                    // rebuild parked from the retry topic before the next poll
+	held       []*kgo.Record           // consumed ahead of the next batch, not started (hold; Run goroutine)
+	heldPaused map[topicPartition]bool // partitions limitHeld paused (Run goroutine)
+	ends       fetchEnds               // the running session's, from its fetches (Run goroutine)
 
 	mu          sync.Mutex
 	cancelBatch context.CancelFunc // cancels the running batch (on revoke)
@@ -278,6 +280,8 @@ func (p *Pipeline) runSession(ctx context.Context, s *kafka.TxnSession) error {
 	p.settler = newTxnSettler(s.Client(), p.cfg.TransactionalID, p.log)
 	p.topicIDs = topicIDs{}
 	p.held = nil // the previous session's client consumed them; this one starts at the committed offsets
+	p.heldPaused = map[topicPartition]bool{}
+	p.ends = fetchEnds{}
 	for ctx.Err() == nil || next != nil {
 		r := next
 		next = nil
@@ -334,24 +338,25 @@ func (p *Pipeline) pollHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Re
 	return p.takeHeld(pollCtx, s)
 }
 
-// takeHeld returns the held records followed by what a poll under ctx
-// adds, at most MaxPollRecords in all; none is held any more.
+// takeHeld returns the next batch: at most MaxPollRecords of the held
+// records and of everything a poll under ctx adds, taken in turn from
+// their partitions; the rest stay held (held.go).
 func (p *Pipeline) takeHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Record, error) {
-	recs, err := p.poll(ctx, s, p.cfg.MaxPollRecords-len(p.held))
-	recs = append(p.held, recs...)
-	p.held = nil
+	p.limitHeld(s.Client()) // an abort may have forgotten what was held
+	recs, err := p.poll(ctx, s)
+	p.held = append(p.held, recs...)
+	recs, p.held = inTurn(p.held, p.cfg.MaxPollRecords)
+	p.limitHeld(s.Client())
+	p.metrics.observeLag(p.ends, recs, p.held)
 	return recs, err
 }
 
-// poll returns the records of one poll (at most max, which is at least 1),
-// noting fetch errors: a topic gone or unreadable fails the read health. A
-// nil ctx takes only what is already fetched, at once. The error is final
-// for the session (its client closed).
-func (p *Pipeline) poll(ctx context.Context, s *kafka.TxnSession, max int) ([]*kgo.Record, error) {
-	if max < 1 {
-		return nil, nil // PollRecords would take everything
-	}
-	fetches := s.PollRecords(ctx, max)
+// poll returns everything one poll gets, noting fetch errors: a topic gone
+// or unreadable fails the read health. A nil ctx takes only what is
+// already fetched, at once. The error is final for the session (its
+// client closed).
+func (p *Pipeline) poll(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Record, error) {
+	fetches := s.PollRecords(ctx, 0)
 	if fetches.IsClientClosed() {
 		return nil, errors.New("kafka client closed")
 	}
@@ -363,7 +368,7 @@ func (p *Pipeline) poll(ctx context.Context, s *kafka.TxnSession, max int) ([]*k
 			}
 		}
 	})
-	p.metrics.observeLag(fetches)
+	p.ends.learn(fetches)
 	p.topicIDs.learn(fetches)
 	return fetches.Records(), nil
 }

@@ -169,8 +169,10 @@ func (p *Pipeline) hold(ctx context.Context, s *kafka.TxnSession) {
 	if !p.mayTakeAhead(ctx) {
 		return
 	}
-	recs, _ := p.poll(fetched, s, p.cfg.MaxPollRecords-len(p.held)) // a closed client fails the next poll
+	recs, _ := p.poll(fetched, s) // a closed client fails the next poll
 	p.held = append(p.held, recs...)
+	p.limitHeld(s.Client())
+	p.metrics.observeLag(p.ends, nil, p.held)
 }
 
 // releaseHeld gives the held records back to the client: its position
@@ -180,6 +182,7 @@ func (p *Pipeline) releaseHeld(s *kafka.TxnSession) {
 		rewind(s.Client(), p.held)
 		p.held = nil
 	}
+	p.limitHeld(s.Client())
 }
 
 // mayTakeAhead reports whether records may be taken from the client while

@@ -8,9 +8,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// batch is one polled set of records and what became of them. It is
-// finished completely (every record has an outcome or is parked) before its
-// transaction ends, because that commits the offsets of all its records.
+// batch is one set of records taken together (held.go) and what became of
+// them. It is finished completely (every record has an outcome or is
+// parked) before its transaction ends, because that commits the offsets of
+// all its records.
 type batch struct {
 	ins      []*inbound
 	outcomes map[*inbound]*outcome

@@ -38,7 +38,8 @@
 // configuration) consumes every command topic and the retry topic; it is
 // kgo.GroupTransactSession's protocol without the Heartbeat that End forces
 // before EndTxn, which KIP-447 makes redundant (internal/kafka/txnsession.go).
-// Each poll of at most MaxPollRecords records is one batch and one Kafka
+// Each batch of at most MaxPollRecords records, taken in turn from the
+// partitions of everything fetched (held.go), is one Kafka
 // transaction: its calls → Begin → produce its outcome records → End. The
 // batches overlap (transact.go): once a batch's outcomes are produced, the
 // records already fetched are polled ahead as the next batch, whose attempt

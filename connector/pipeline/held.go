@@ -7,14 +7,22 @@ import "github.com/twmb/franz-go/pkg/kgo"
 // franz-go hands a fetch out partition by partition and fetches from a
 // broker again only once its last fetch is all taken. A batch taken from the
 // head of the fetched records was therefore one partition's backlog while
-// every other partition waited, those of other brokers included: a replica
-// that took over a dead one's partitions answered the last of them seconds
-// after the first. So the pipeline takes whatever is fetched into the held
-// records and builds each batch from them one partition at a time
-// (inTurn), and bounds them as Kafka Streams bounds its buffered records:
-// fetching pauses for a partition while a batch's worth (MaxPollRecords) of
-// it is held, and resumes once fewer are (limitHeld). Held records are at
-// most a batch's worth and one fetch per partition.
+// every other partition of the fetch waited: a replica that took over a
+// dead one's partitions answered the last of them seconds after the first.
+// So the pipeline takes whatever is fetched into the held records and
+// builds each batch from them one partition at a time (inTurn). It polls
+// again only once fewer than a batch's worth (MaxPollRecords) are held, so
+// it holds at most a batch's worth plus what one poll returned (the
+// buffered fetches, at most one per broker).
+//
+// Not done: pausing a partition whose held records reach a bound, as Kafka
+// Streams does, so that every fetch could be taken at once. franz-go keeps
+// one fetch in flight per broker; one sent while a partition is paused
+// leaves it out and, if the other partitions are idle, waits at the broker
+// for up to the fetch's max wait (5 s by default) before a resumed
+// partition is asked for again. A first version did that and stalled a
+// partition for 5 s in make faults' scenario 5. So a broker's fetch still
+// waits while another broker's fetch, already taken, is worked off.
 
 // inTurn splits recs into a batch of at most n records and the rest,
 // taking one record of each partition in turn (in the order the partitions
@@ -52,35 +60,4 @@ func inTurn(recs []*kgo.Record, n int) (batch, rest []*kgo.Record) {
 		}
 	}
 	return batch, rest
-}
-
-// limitHeld pauses fetching the partitions that have MaxPollRecords or
-// more records held, and resumes those it paused that have fewer now (none,
-// after an abort or a revoke forgot them). A pause of its own is kept apart
-// from the pipeline's pauses of whole topics (franz-go keeps the two
-// apart as well).
-func (p *Pipeline) limitHeld(cl *kgo.Client) {
-	held := map[topicPartition]int{}
-	for _, r := range p.held {
-		held[topicPartition{r.Topic, r.Partition}]++
-	}
-	pause, resume := map[string][]int32{}, map[string][]int32{}
-	for tp := range p.heldPaused {
-		if held[tp] < p.cfg.MaxPollRecords {
-			resume[tp.Topic] = append(resume[tp.Topic], tp.Partition)
-			delete(p.heldPaused, tp)
-		}
-	}
-	for tp, n := range held {
-		if n >= p.cfg.MaxPollRecords && !p.heldPaused[tp] {
-			pause[tp.Topic] = append(pause[tp.Topic], tp.Partition)
-			p.heldPaused[tp] = true
-		}
-	}
-	if len(pause) > 0 {
-		cl.PauseFetchPartitions(pause)
-	}
-	if len(resume) > 0 {
-		cl.ResumeFetchPartitions(resume)
-	}
 }

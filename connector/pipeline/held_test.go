@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -14,9 +15,11 @@ import (
 // out a fetch's records partition by partition, and taking a batch's worth
 // from its head made every other partition of the fetch wait until the
 // first one's backlog was called (a replica taking over a dead one's
-// partitions answered the last of them seconds after the first).
+// partitions answered the last of them seconds after the first). One
+// broker: both partitions come in one fetch (held.go says why another
+// broker's fetch may still wait).
 func TestRunTakesBackloggedPartitionsInTurn(t *testing.T) {
-	env := newKfakeEnv(t)
+	env := newKfakeEnv(t, kfake.NumBrokers(1))
 	api := &fakeAPI{}
 	const perPartition = 120
 	var recs []*kgo.Record
@@ -85,46 +88,5 @@ func TestInTurnTakesPrefixesOfEachPartition(t *testing.T) {
 		if got := strings.Join(name(held), " "); got != tc.held {
 			t.Errorf("n=%d: held %s, want %s", tc.n, got, tc.held)
 		}
-	}
-}
-
-func TestLimitHeldPausesAPartitionWithABatchHeld(t *testing.T) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers("127.0.0.1:1")) // never asked: pauses are the client's own state
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	p := &Pipeline{cfg: Config{MaxPollRecords: 2}, heldPaused: map[topicPartition]bool{}}
-	hold := func(part int32, n int) {
-		for range n {
-			p.held = append(p.held, &kgo.Record{Topic: "t", Partition: part})
-		}
-	}
-	paused := func() string { return fmt.Sprint(cl.PauseFetchPartitions(nil)) }
-
-	cl.PauseFetchTopics("retry") // the pipeline's own pause of a topic stays apart
-	hold(0, 2)
-	hold(1, 1)
-	p.limitHeld(cl)
-	if got := paused(); got != "map[retry:[] t:[0]]" {
-		t.Fatalf("with 2 of partition 0 and 1 of partition 1 held: paused %s, want map[retry:[] t:[0]]", got)
-	}
-	hold(1, 1)
-	p.limitHeld(cl)
-	if got := paused(); got != "map[retry:[] t:[0 1]]" {
-		t.Fatalf("with 2 of each held: paused %s, want map[retry:[] t:[0 1]]", got)
-	}
-	p.held = p.held[1:] // one of partition 0 went into a batch
-	p.limitHeld(cl)
-	if got := paused(); got != "map[retry:[] t:[1]]" {
-		t.Fatalf("with 1 of partition 0 held: paused %s, want map[retry:[] t:[1]]", got)
-	}
-	p.held = nil // an abort forgot them
-	p.limitHeld(cl)
-	if got := paused(); got != "map[retry:[]]" {
-		t.Fatalf("with nothing held: paused %s, want only the retry topic", got)
-	}
-	if got := cl.PauseFetchTopics(); !slices.Equal(got, []string{"retry"}) {
-		t.Errorf("topics paused = %v, want [retry] (not resumed by limitHeld)", got)
 	}
 }

@@ -40,13 +40,12 @@ type Pipeline struct {
 	writes   *writeHealth
 	assigned atomic.Bool // partitions were assigned: reload the attempt marks
 
-	parked     *parkedSet              // touched only by the Run goroutine
-	settler    *txnSettler             // the running session's (Run goroutine)
-	topicIDs   topicIDs                // the running session's, from its fetches (Run goroutine)
-	reseed     bool                    // rebuild parked from the retry topic before the next poll
-	held       []*kgo.Record           // consumed ahead of the next batch, not started (hold; Run goroutine)
-	heldPaused map[topicPartition]bool // partitions limitHeld paused (Run goroutine)
-	ends       fetchEnds               // the running session's, from its fetches (Run goroutine)
+	parked   *parkedSet    // touched only by the Run goroutine
+	settler  *txnSettler   // the running session's (Run goroutine)
+	topicIDs topicIDs      // the running session's, from its fetches (Run goroutine)
+	reseed   bool          // rebuild parked from the retry topic before the next poll
+	held     []*kgo.Record // consumed ahead of the next batch, not started (hold; Run goroutine)
+	ends     fetchEnds     // the running session's, from its fetches (Run goroutine)
 
 	mu          sync.Mutex
 	cancelBatch context.CancelFunc // cancels the running batch (on revoke)
@@ -280,7 +279,6 @@ func (p *Pipeline) runSession(ctx context.Context, s *kafka.TxnSession) error {
 	p.settler = newTxnSettler(s.Client(), p.cfg.TransactionalID, p.log)
 	p.topicIDs = topicIDs{}
 	p.held = nil // the previous session's client consumed them; this one starts at the committed offsets
-	p.heldPaused = map[topicPartition]bool{}
 	p.ends = fetchEnds{}
 	for ctx.Err() == nil || next != nil {
 		r := next
@@ -340,13 +338,17 @@ func (p *Pipeline) pollHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Re
 
 // takeHeld returns the next batch: at most MaxPollRecords of the held
 // records and of everything a poll under ctx adds, taken in turn from
-// their partitions; the rest stay held (held.go).
+// their partitions; the rest stay held (held.go). It polls only while
+// fewer than MaxPollRecords are held.
 func (p *Pipeline) takeHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Record, error) {
-	p.limitHeld(s.Client()) // an abort may have forgotten what was held
-	recs, err := p.poll(ctx, s)
-	p.held = append(p.held, recs...)
+	var err error
+	if len(p.held) < p.cfg.MaxPollRecords {
+		var recs []*kgo.Record
+		recs, err = p.poll(ctx, s)
+		p.held = append(p.held, recs...)
+	}
+	var recs []*kgo.Record
 	recs, p.held = inTurn(p.held, p.cfg.MaxPollRecords)
-	p.limitHeld(s.Client())
 	p.metrics.observeLag(p.ends, recs, p.held)
 	return recs, err
 }

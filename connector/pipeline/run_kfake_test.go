@@ -30,11 +30,11 @@ type kfakeEnv struct {
 	reg     *prometheus.Registry
 }
 
-func newKfakeEnv(t *testing.T) *kfakeEnv {
+func newKfakeEnv(t *testing.T, opts ...kfake.Opt) *kfakeEnv {
 	t.Helper()
 	topics := DefaultTopics()
 	all := topics.All()
-	c, err := kfake.NewCluster(kfake.SeedTopics(2, all...))
+	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.SeedTopics(2, all...)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -169,9 +169,11 @@ func (p *Pipeline) hold(ctx context.Context, s *kafka.TxnSession) {
 	if !p.mayTakeAhead(ctx) {
 		return
 	}
+	if len(p.held) >= p.cfg.MaxPollRecords {
+		return // a batch's worth is held already (held.go)
+	}
 	recs, _ := p.poll(fetched, s) // a closed client fails the next poll
 	p.held = append(p.held, recs...)
-	p.limitHeld(s.Client())
 	p.metrics.observeLag(p.ends, nil, p.held)
 }
 
@@ -182,7 +184,6 @@ func (p *Pipeline) releaseHeld(s *kafka.TxnSession) {
 		rewind(s.Client(), p.held)
 		p.held = nil
 	}
-	p.limitHeld(s.Client())
 }
 
 // mayTakeAhead reports whether records may be taken from the client while

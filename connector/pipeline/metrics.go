@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -136,11 +137,8 @@ func (m *metrics) observeLag(ends fetchEnds, batch, held []*kgo.Record) {
 	for _, r := range batch {
 		next[topicPartition{r.Topic, r.Partition}] = r.Offset + 1 // a partition's records are in offset order
 	}
-	seen := map[topicPartition]bool{}
-	for _, r := range held {
-		if tp := (topicPartition{r.Topic, r.Partition}); !seen[tp] {
-			seen[tp], next[tp] = true, r.Offset
-		}
+	for _, r := range slices.Backward(held) { // a partition's first held record is the last written
+		next[topicPartition{r.Topic, r.Partition}] = r.Offset
 	}
 	for tp, n := range next {
 		if end, ok := ends[tp]; ok {

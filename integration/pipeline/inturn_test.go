@@ -1,7 +1,6 @@
 package pipeline_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -35,12 +34,8 @@ func TestBackloggedPartitionsTakenInTurn(t *testing.T) {
 			recs = append(recs, r)
 		}
 	}
-	cl := harness.NewClient(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		t.Fatalf("produce: %v", err)
-	}
+	e.cl = harness.NewClient(t, kgo.RecordPartitioner(kgo.ManualPartitioner())) // the records name their partitions
+	e.produce(t, recs...)
 	const maxPoll = 8
 	e.start(t, func(c *pipeline.Config) { c.Concurrency, c.MaxPollRecords = 4, maxPoll })
 	e.out.count(t, len(recs), 2*time.Minute)

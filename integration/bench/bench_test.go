@@ -313,6 +313,16 @@ func TestBrokerGCPausesPerSide(t *testing.T) {
 	if !pauses[0].at.Equal(at("2026-11-24T16:22:09.724Z")) || pauses[0].dur != 12414*time.Microsecond {
 		t.Errorf("first pause %+v", pauses[0])
 	}
+	// Only young collections count towards the broker's steady state.
+	if n := youngCollections(pauses); n != 2 || !pauses[1].young || pauses[2].young {
+		t.Errorf("youngCollections = %d (pauses %+v); want 2, the full collection left out", n, pauses)
+	}
+	if got := brokerState(2); got == "steady" {
+		t.Errorf("brokerState(2) = %q; a broker that made two young collections is still in its first ones", got)
+	}
+	if got := brokerState(brokerSteadyAfter); got != "steady" {
+		t.Errorf("brokerState(%d) = %q, want steady", brokerSteadyAfter, got)
+	}
 	// The first pause ends inside the first window; the second starts
 	// before the second window and ends in it; the third is in neither.
 	windows := []window{

@@ -37,13 +37,14 @@ func brokerGCLogArgs(path string) []string { return []string{"-Xlog:gc:file=" + 
 
 // gcPause is one pause of the broker's log.
 type gcPause struct {
-	at  time.Time // when it was logged (its end)
-	dur time.Duration
+	at    time.Time // when it was logged (its end)
+	dur   time.Duration
+	young bool // a young collection (Pause Young), not a full one
 }
 
 // gcPauseLine matches a -Xlog:gc pause line with the time decoration, e.g.
 // "[2026-11-24T16:22:09.724+0000] GC(8) Pause Young (Allocation Failure) 289M->162M(353M) 12.414ms".
-var gcPauseLine = regexp.MustCompile(`^\[([0-9T:.+\-]+)\] GC\(\d+\) Pause .* ([0-9.]+)ms$`)
+var gcPauseLine = regexp.MustCompile(`^\[([0-9T:.+\-]+)\] GC\(\d+\) Pause (\w+) .* ([0-9.]+)ms$`)
 
 // readGCPauses reads the pauses of a broker's GC log.
 func readGCPauses(path string) ([]gcPause, error) {
@@ -60,11 +61,11 @@ func readGCPauses(path string) ([]gcPause, error) {
 			continue
 		}
 		at, err := time.Parse("2006-01-02T15:04:05.000-0700", m[1])
-		ms, err2 := strconv.ParseFloat(m[2], 64)
+		ms, err2 := strconv.ParseFloat(m[3], 64)
 		if err != nil || err2 != nil {
 			continue
 		}
-		out = append(out, gcPause{at: at, dur: time.Duration(ms * float64(time.Millisecond))})
+		out = append(out, gcPause{at: at, dur: time.Duration(ms * float64(time.Millisecond)), young: m[2] == "Young"})
 	}
 	return out, sc.Err()
 }

@@ -26,6 +26,9 @@ func measure(ctx context.Context, o options, log *slog.Logger) (*Report, error) 
 		return nil, err
 	}
 	defer e.close()
+	if err := e.steadyBroker(ctx, log); err != nil {
+		return nil, err
+	}
 	log.Info("warming up: the connector joins its group and opens its connections")
 	if _, _, err := e.runBatch(ctx, newBatch(e.cfg.Topics.InitPayout, "warmup", 20*o.partitions, o.partitions)); err != nil {
 		return nil, fmt.Errorf("warm-up: %w", err)

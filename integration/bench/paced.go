@@ -41,6 +41,10 @@ type PacedGC struct {
 	Naive     GCPauses `json:"naive_loop"`
 	// Outside is each side's p99 without the commands a pause met.
 	Outside PacedOutside `json:"outside_pauses"`
+	// YoungBefore is how many young collections the broker had made before
+	// the phase began: fewer than brokerSteadyAfter, and the phase met a
+	// broker still in its first minute (brokergc.go).
+	YoungBefore int `json:"young_collections_before"`
 	// Error says why the log could not be read (then nothing was counted).
 	Error string `json:"error,omitempty"`
 }
@@ -75,6 +79,7 @@ type PacedRun struct {
 // measured each in its own ten seconds.
 func (e *env) measurePaced(ctx context.Context, o options, engine string) (Paced, error) {
 	ph := Paced{RatePerSecond: o.pacedRate, Commands: o.pacedCommands, Partitions: o.partitions, Engine: engine, Rounds: o.pacedRounds}
+	pausesBefore, _, _ := e.readBrokerPauses()
 	naive, err := e.startNaive(ctx, o)
 	if err != nil {
 		return ph, fmt.Errorf("naive loop: %w", err)
@@ -146,6 +151,7 @@ func (e *env) measurePaced(ctx context.Context, o options, engine string) (Paced
 	}
 	if pauses, errText, ok := e.readBrokerPauses(); ok {
 		ph.BrokerGC = pacedGC(pauses, errText, conn, loop, connW, loopW)
+		ph.BrokerGC.YoungBefore = youngCollections(pausesBefore)
 	}
 	return ph, nil
 }

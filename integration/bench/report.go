@@ -248,6 +248,7 @@ func (r *Report) print(w io.Writer) {
 		o := g.Outside
 		row("  p99 outside those pauses", "connector %.1f ms (%d commands a pause met left out), naive loop %.1f ms (%d left out): %.2f (a readout; the target is the ratio above)",
 			o.Connector, o.ConnectorLeftOut, o.Naive, o.NaiveLeftOut, o.Ratio)
+		row("  broker before the phase", "%d young collections (%s)", g.YoungBefore, brokerState(g.YoungBefore))
 	}
 	h := r.Webhooks
 	row("webhooks accepted/s", "%.0f (%d/%d accepted, %d workers)", h.PerSecond, h.Accepted, h.Sent, h.Workers)

@@ -140,17 +140,26 @@ func (e *env) topicVars(ctx context.Context, partitions int) (map[string]string,
 		if v.Name == config.Prefix+"TOPIC_INIT_PAYOUT" {
 			p = int32(partitions)
 		}
-		res, err := e.admin.CreateTopic(ctx, p, -1, harness.TopicConfigs(v.Name), name)
-		if err == nil {
-			err = res.Err
+		if err := e.createTopic(ctx, name, p, harness.TopicConfigs(v.Name)); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return nil, fmt.Errorf("create topic %s: %w", name, err)
-		}
-		e.topics = append(e.topics, name)
 		vars[v.Name] = name
 	}
 	return vars, nil
+}
+
+// createTopic creates a topic of the bench's (the broker's default
+// replication) and records it for deletion when the bench ends.
+func (e *env) createTopic(ctx context.Context, name string, partitions int32, configs map[string]*string) error {
+	res, err := e.admin.CreateTopic(ctx, partitions, -1, configs, name)
+	if err == nil {
+		err = res.Err
+	}
+	if err != nil {
+		return fmt.Errorf("create topic %s: %w", name, err)
+	}
+	e.topics = append(e.topics, name)
+	return nil
 }
 
 func (e *env) startConnector(ctx context.Context, o options, log *slog.Logger) error {

@@ -202,14 +202,9 @@ func (e *env) startNaive(ctx context.Context, o options) (*naiveSide, error) {
 	prefix := "bench-" + randomID() + "-naive-"
 	commands, results := prefix+"commands", prefix+"results"
 	for topic, partitions := range map[string]int32{commands: int32(o.partitions), results: 1} {
-		res, err := e.admin.CreateTopic(ctx, partitions, -1, nil, topic)
-		if err == nil {
-			err = res.Err
+		if err := e.createTopic(ctx, topic, partitions, nil); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return nil, fmt.Errorf("create topic %s: %w", topic, err)
-		}
-		e.topics = append(e.topics, topic)
 	}
 	c, err := startCollector(ctx, e.brokers, results)
 	if err != nil {

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"golang.org/x/sync/errgroup"
 )
 
 // Bringing the broker to its steady state before anything is measured.
@@ -53,14 +54,9 @@ func (e *env) steadyBroker(ctx context.Context, log *slog.Logger) error {
 		return nil
 	}
 	topic := "bench-" + randomID() + "-broker-steady"
-	res, err := e.admin.CreateTopic(ctx, 1, -1, nil, topic)
-	if err == nil {
-		err = res.Err
+	if err := e.createTopic(ctx, topic, 1, nil); err != nil {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("create topic %s: %w", topic, err)
-	}
-	e.topics = append(e.topics, topic)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(e.brokers...), kgo.DefaultProduceTopic(topic), kgo.ProducerLinger(0))
 	if err != nil {
 		return err
@@ -70,51 +66,44 @@ func (e *env) steadyBroker(ctx context.Context, log *slog.Logger) error {
 	start := time.Now()
 	wctx, stop := context.WithTimeout(ctx, steadyMaxWait)
 	defer stop()
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		sent    int
-		sendErr error
-	)
+	g, gctx := errgroup.WithContext(wctx)
+	var sent atomic.Int64
 	for range steadyProducers {
-		wg.Go(func() {
-			for wctx.Err() == nil {
-				err := cl.ProduceSync(wctx, &kgo.Record{Value: []byte("steady")}).FirstErr()
-				mu.Lock()
-				if err != nil && wctx.Err() == nil && sendErr == nil {
-					sendErr = err
-					stop()
+		g.Go(func() error {
+			for gctx.Err() == nil {
+				// A record per request: the client writes into the records it produces.
+				if err := cl.ProduceSync(gctx, &kgo.Record{Value: []byte("steady")}).FirstErr(); err != nil && gctx.Err() == nil {
+					return err
 				}
-				sent++
-				mu.Unlock()
+				sent.Add(1)
 			}
+			return nil
 		})
 	}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	n := 0
-	for wctx.Err() == nil {
+	for gctx.Err() == nil {
 		select {
 		case <-tick.C:
 			if n, _ = young(); n >= brokerSteadyAfter {
 				stop()
 			}
-		case <-wctx.Done():
+		case <-gctx.Done():
 		}
 	}
-	wg.Wait()
-	if sendErr != nil {
-		return fmt.Errorf("bringing the broker to its steady state: %w", sendErr)
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("bringing the broker to its steady state: %w", err)
 	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("bringing the broker to its steady state: %w", ctx.Err())
 	}
 	if n < brokerSteadyAfter {
 		log.Warn("broker: not in its steady state after the warm-up's bound; measuring it as it is",
-			"young_collections", n, "requests", sent, "seconds", time.Since(start).Seconds())
+			"young_collections", n, "requests", sent.Load(), "seconds", time.Since(start).Seconds())
 		return nil
 	}
-	log.Info("broker: steady", "young_collections", n, "requests", sent, "seconds", time.Since(start).Seconds())
+	log.Info("broker: steady", "young_collections", n, "requests", sent.Load(), "seconds", time.Since(start).Seconds())
 	return nil
 }
 

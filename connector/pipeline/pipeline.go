@@ -341,16 +341,22 @@ func (p *Pipeline) pollHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Re
 // their partitions; the rest stay held (held.go). It polls only while
 // fewer than MaxPollRecords are held.
 func (p *Pipeline) takeHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Record, error) {
-	var err error
-	if len(p.held) < p.cfg.MaxPollRecords {
-		var recs []*kgo.Record
-		recs, err = p.poll(ctx, s)
-		p.held = append(p.held, recs...)
-	}
+	err := p.fill(ctx, s)
 	var recs []*kgo.Record
 	recs, p.held = inTurn(p.held, p.cfg.MaxPollRecords)
 	p.metrics.observeLag(p.ends, recs, p.held)
 	return recs, err
+}
+
+// fill adds what a poll under ctx gets to the held records, unless a
+// batch's worth (MaxPollRecords) is held already (held.go).
+func (p *Pipeline) fill(ctx context.Context, s *kafka.TxnSession) error {
+	if len(p.held) >= p.cfg.MaxPollRecords {
+		return nil
+	}
+	recs, err := p.poll(ctx, s)
+	p.held = append(p.held, recs...)
+	return err
 }
 
 // poll returns everything one poll gets, noting fetch errors: a topic gone

@@ -169,11 +169,7 @@ func (p *Pipeline) hold(ctx context.Context, s *kafka.TxnSession) {
 	if !p.mayTakeAhead(ctx) {
 		return
 	}
-	if len(p.held) >= p.cfg.MaxPollRecords {
-		return // a batch's worth is held already (held.go)
-	}
-	recs, _ := p.poll(fetched, s) // a closed client fails the next poll
-	p.held = append(p.held, recs...)
+	_ = p.fill(fetched, s) // a closed client fails the next poll
 	p.metrics.observeLag(p.ends, nil, p.held)
 }
 

@@ -167,7 +167,7 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 		},
 		TransactionTimeout: cfg.Pipeline.TransactionTimeout, BatchMaxBytes: limits.BatchMaxBytes,
 		UpdatesTopic: cfg.Topics.SessionUpdates, SessionsTopic: cfg.Topics.Sessions, EventsTopic: cfg.Topics.WebhookEvents,
-		EventWindow: cfg.Webhook.DedupTTL, CommitInterval: cfg.Sessions.CommitInterval, Decoder: dec, Encoder: enc,
+		EventWindow: cfg.Webhook.DedupTTL, Horizon: cfg.Sessions.Horizon, CommitInterval: cfg.Sessions.CommitInterval, Decoder: dec, Encoder: enc,
 		Logger: c.log.With("part", "session-writer"), Registerer: reg,
 	})
 	if err != nil {

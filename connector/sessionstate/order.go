@@ -1,6 +1,7 @@
 package sessionstate
 
 import (
+	"math"
 	"strings"
 	"time"
 )
@@ -59,12 +60,45 @@ func IsFinal(status string) bool { return finalStatuses[strings.ToLower(status)]
 
 // Newer reports whether a is strictly newer than b. Both must describe the
 // same session.
-func Newer(a, b Version) bool {
-	if !a.UpdatedAt.Equal(b.UpdatedAt) {
-		return a.UpdatedAt.After(b.UpdatedAt)
-	}
-	if ra, rb := StatusRank(a.Status), StatusRank(b.Status); ra != rb {
-		return ra > rb
-	}
-	return a.Progress > b.Progress
+func Newer(a, b Version) bool { return a.Stamp().Newer(b.Stamp()) }
+
+// Stamp is what orders a Version, in three words and without the session
+// id: what the session writer keeps per session to order the next state
+// against (a Version holds two strings). Stamps order as their Versions do.
+type Stamp struct {
+	sec      int64 // updated_at, seconds since 1970 (negative for the zero time)
+	nsec     int32 // and nanoseconds within the second
+	progress int32 // Version.Progress, saturated
+	rank     int8  // StatusRank of Version.Status
 }
+
+// Stamp returns the stamp of v.
+func (v Version) Stamp() Stamp {
+	p := v.Progress
+	p = max(min(p, math.MaxInt32), math.MinInt32)
+	return Stamp{sec: v.UpdatedAt.Unix(), nsec: int32(v.UpdatedAt.Nanosecond()), progress: int32(p), rank: int8(StatusRank(v.Status))}
+}
+
+// Newer reports whether a is strictly newer than b: a later updated_at,
+// then a higher status rank, then more progress.
+func (a Stamp) Newer(b Stamp) bool {
+	switch {
+	case a.sec != b.sec:
+		return a.sec > b.sec
+	case a.nsec != b.nsec:
+		return a.nsec > b.nsec
+	case a.rank != b.rank:
+		return a.rank > b.rank
+	}
+	return a.progress > b.progress
+}
+
+// UpdatedAt returns the stamp's updated_at (zero when the state had none).
+func (a Stamp) UpdatedAt() time.Time {
+	if a.sec == zeroSec && a.nsec == 0 {
+		return time.Time{}
+	}
+	return time.Unix(a.sec, int64(a.nsec)).UTC()
+}
+
+var zeroSec = time.Time{}.Unix()

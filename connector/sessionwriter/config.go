@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/outbound"
 )
@@ -42,6 +43,13 @@ type Config struct {
 	// EventWindow is how long an event id is remembered: a webhook event
 	// with an id written within it is not written again. Default 24h.
 	EventWindow time.Duration
+	// Horizon is how long a session is remembered after its last state
+	// was written (sessionstate's horizon: a takeover reads only that much
+	// of the sessions topic, plus sessionstate.ClockAllowance). A state of
+	// a session not remembered is written when its updated_at is within
+	// the horizon and dropped as stale when it is older. Default
+	// sessionstate.DefaultHorizon (7 days).
+	Horizon time.Duration
 	// CommitInterval is the least time from the start of one transaction
 	// to the start of the next: updates that arrive meanwhile wait and
 	// share the next transaction, so the broker runs at most one writer
@@ -74,6 +82,9 @@ func (c *Config) defaults() {
 	}
 	if c.EventWindow == 0 {
 		c.EventWindow = 24 * time.Hour
+	}
+	if c.Horizon == 0 {
+		c.Horizon = sessionstate.DefaultHorizon
 	}
 	if c.Clock == nil {
 		c.Clock = time.Now
@@ -110,6 +121,9 @@ func (c Config) Validate() error {
 	}
 	if c.EventWindow < 0 {
 		errs = append(errs, fmt.Errorf("EventWindow: %s is negative", c.EventWindow))
+	}
+	if c.Horizon < 0 {
+		errs = append(errs, fmt.Errorf("Horizon: %s is negative", c.Horizon))
 	}
 	return errors.Join(errs...)
 }

@@ -3,6 +3,8 @@ package sessionwriter
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -16,6 +18,7 @@ const (
 	resultWritten     = "written"     // newer than the last state: written
 	resultRepublished = "republished" // as new, with HeaderRepublish: written again
 	resultOlder       = "older"       // not newer: dropped
+	resultStale       = "stale"       // a session not remembered, updated before the horizon: dropped
 	resultUnreadable  = "unreadable"  // not a session state: dropped
 )
 
@@ -25,48 +28,101 @@ type derived struct {
 	event  *kgo.Record // nil without an event id, or when the id was written
 	result string      // one of the result constants
 	dupe   bool        // it carried an event id already written
+	// staleEvent: it carried an event id, and its state was updated before
+	// the horizon (a replay): no event is written.
+	staleEvent bool
+}
+
+func hasEvent(rec *kgo.Record) bool {
+	id, ok := header.Get(rec, HeaderEventID)
+	return ok && id != ""
+}
+
+// cutoffs are the bounds of what the writer remembers at one moment.
+type cutoffs struct {
+	now    time.Time
+	forget int64 // Unix ms: a session whose last state was written before is forgotten
+	events int64 // Unix ms: an event id written before is forgotten
+}
+
+func (w *Writer) cutoffs() cutoffs {
+	now := w.cfg.Clock()
+	return cutoffs{now: now, forget: sessionstate.ForgetBefore(now, w.cfg.Horizon).UnixMilli(),
+		events: now.Add(-w.cfg.EventWindow).UnixMilli()}
 }
 
 // derive decides what update rec (of partition p, whose index is part)
 // writes, and records it in the index through j. The records it returns go
 // to partition rec.Partition of the sessions and webhook-events topics.
-func (w *Writer) derive(ctx context.Context, rec *kgo.Record, part *partition, j *journal) (derived, error) {
+//
+// A state of a session the writer does not remember (never seen, or quiet
+// beyond the horizon) is written only when its updated_at is within the
+// horizon; an older one is stale. A webhook whose state was updated before
+// the horizon is a replay, of any session: its event is not written.
+func (w *Writer) derive(ctx context.Context, rec *kgo.Record, part *partition, j *journal, at cutoffs) (derived, error) {
 	var st codec.SessionState
 	if err := w.cfg.Decoder.DecodeRecord(ctx, rec.Value, &st); err != nil || st.Session.ID == "" {
 		return derived{result: resultUnreadable}, nil
 	}
+	v := sessionstate.VersionOf(&st)
+	last, known := part.version(st.Session.ID, at.forget)
+	within := sessionstate.Within(v.UpdatedAt, at.now, w.cfg.Horizon)
+	if !known && !within {
+		w.stale(rec, v, at.now)
+		return derived{result: resultStale, staleEvent: hasEvent(rec)}, nil
+	}
 	var d derived
 	if id, ok := header.Get(rec, HeaderEventID); ok && id != "" {
-		if _, seen := part.events[id]; seen {
+		switch {
+		case part.events.seen(id, at.events):
 			d.dupe = true
-		} else {
+		case !within:
+			// The service resends a webhook for 30 minutes: one updated
+			// before the horizon is a replay, whatever its event id.
+			d.staleEvent = true
+		default:
 			ev, err := w.event(ctx, rec, &st, id)
 			if err != nil {
 				return derived{}, err
 			}
 			d.event = ev
-			j.addEvent(part, id, rec.Timestamp)
+			j.addEvent(part, id, rec.Timestamp.UnixMilli())
 		}
 	}
-	v := sessionstate.VersionOf(&st)
-	last, known := part.versions[st.Session.ID]
 	_, republish := header.Get(rec, HeaderRepublish)
-	switch {
-	case !known || sessionstate.Newer(v, last):
+	switch stamp := v.Stamp(); {
+	case !known || stamp.Newer(last.stamp):
 		d.result = resultWritten
-	case republish && !sessionstate.Newer(last, v):
+	case republish && !last.stamp.Newer(stamp):
 		d.result = resultRepublished
 	default:
 		d.result = resultOlder
 		w.traceWrite(rec, &st, part, j, d)
 		return d, nil
 	}
-	j.setVersion(part, st.Session.ID, v)
+	j.setVersion(part, st.Session.ID, stampOf(v, rec.Timestamp))
 	d.state = &kgo.Record{Topic: w.cfg.SessionsTopic, Partition: rec.Partition, Key: rec.Key,
 		Value: rec.Value, Headers: carried(rec), Timestamp: rec.Timestamp}
 	w.traceWrite(rec, &st, part, j, d)
 	return d, nil
 }
+
+// stale logs a dropped stale update, once per session within an hour (at
+// most staleLogMax sessions are remembered for it).
+func (w *Writer) stale(rec *kgo.Record, v sessionstate.Version, now time.Time) {
+	if _, first := w.staleLogged.GetOrAdd(v.SessionID, now, func() struct{} { return struct{}{} }); !first {
+		return
+	}
+	w.log.Warn("session writer drops a stale update: the session is not remembered and the state was updated before the horizon",
+		slog.String("session_id", v.SessionID), slog.Time("updated_at", v.UpdatedAt), slog.Duration("horizon", w.cfg.Horizon),
+		slog.Int("partition", int(rec.Partition)), slog.Int64("offset", rec.Offset))
+}
+
+// Bounds of the stale log's memory of sessions already logged.
+const (
+	staleLogMax   = 10000
+	staleLogEvery = time.Hour
+)
 
 // event builds the webhook-events record of a webhook's update.
 func (w *Writer) event(ctx context.Context, rec *kgo.Record, st *codec.SessionState, id string) (*kgo.Record, error) {

@@ -22,10 +22,16 @@ func (jsonCodec) Encode(_ context.Context, _ string, rec codec.Record) ([]byte, 
 	return json.Marshal(rec)
 }
 
-func testWriter(t *testing.T) *Writer {
+// testWriter returns a writer whose clock reads *now (t0 + 1h when nil).
+func testWriter(t *testing.T, now *time.Time) *Writer {
 	t.Helper()
+	if now == nil {
+		at := t0.Add(time.Hour)
+		now = &at
+	}
 	w, err := New(Config{Kafka: []kgo.Opt{kgo.SeedBrokers("127.0.0.1:1")}, GroupID: "g", TransactionalID: "t",
-		UpdatesTopic: "u", SessionsTopic: "s", EventsTopic: "e", Decoder: jsonCodec{}, Encoder: jsonCodec{}})
+		UpdatesTopic: "u", SessionsTopic: "s", EventsTopic: "e", Decoder: jsonCodec{}, Encoder: jsonCodec{},
+		Clock: func() time.Time { return *now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +59,7 @@ func eventHeader(id string) kgo.RecordHeader {
 }
 
 func TestDeriveWritesOnlyNewerStatesAndEachEventOnce(t *testing.T) {
-	w := testWriter(t)
+	w := testWriter(t, nil)
 	part := newPartition()
 	var j journal
 	steps := []struct {
@@ -72,7 +78,7 @@ func TestDeriveWritesOnlyNewerStatesAndEachEventOnce(t *testing.T) {
 		{"older version, republish", update(t, 4, "accepted", kgo.RecordHeader{Key: HeaderRepublish, Value: []byte("1")}), resultOlder, false, false},
 	}
 	for _, s := range steps {
-		d, err := w.derive(context.Background(), s.rec, part, &j)
+		d, err := w.derive(context.Background(), s.rec, part, &j, w.cutoffs())
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
@@ -100,28 +106,28 @@ func TestDeriveWritesOnlyNewerStatesAndEachEventOnce(t *testing.T) {
 }
 
 func TestJournalUndoRestoresTheIndex(t *testing.T) {
-	w := testWriter(t)
+	w := testWriter(t, nil)
 	part := newPartition()
 	var committed journal
-	if _, err := w.derive(context.Background(), update(t, 1, "in_progress", eventHeader("e1")), part, &committed); err != nil {
+	if _, err := w.derive(context.Background(), update(t, 1, "in_progress", eventHeader("e1")), part, &committed, w.cutoffs()); err != nil {
 		t.Fatal(err)
 	}
 	var aborted journal
 	for _, r := range []*kgo.Record{update(t, 5, "accepted", eventHeader("e2")), update(t, 6, "accepted", eventHeader("e3"))} {
-		if _, err := w.derive(context.Background(), r, part, &aborted); err != nil {
+		if _, err := w.derive(context.Background(), r, part, &aborted, w.cutoffs()); err != nil {
 			t.Fatal(err)
 		}
 	}
 	aborted.undo()
-	if v := part.versions["ps_1"]; !v.UpdatedAt.Equal(t0.Add(time.Minute)) {
-		t.Fatalf("after undo the version is %v, want the committed one (t0+1m)", v.UpdatedAt)
+	if v, _ := part.versions.get("ps_1"); !v.stamp.UpdatedAt().Equal(t0.Add(time.Minute)) {
+		t.Fatalf("after undo the version is %v, want the committed one (t0+1m)", v.stamp.UpdatedAt())
 	}
-	if _, ok := part.events["e2"]; ok {
+	if part.events.seen("e2", 0) {
 		t.Fatal("after undo event e2 is still remembered")
 	}
 	// The aborted updates are consumed again and written then.
 	var retry journal
-	d, err := w.derive(context.Background(), update(t, 5, "accepted", eventHeader("e2")), part, &retry)
+	d, err := w.derive(context.Background(), update(t, 5, "accepted", eventHeader("e2")), part, &retry, w.cutoffs())
 	if err != nil || d.state == nil || d.event == nil {
 		t.Fatalf("redelivered update after abort: state %v, event %v, err %v; want both written", d.state != nil, d.event != nil, err)
 	}
@@ -129,13 +135,17 @@ func TestJournalUndoRestoresTheIndex(t *testing.T) {
 
 func TestEventIDsExpireAfterTheWindow(t *testing.T) {
 	p := newPartition()
-	p.addEvent("old", t0)
-	p.addEvent("new", t0.Add(2*time.Hour))
-	p.expire(t0.Add(time.Hour))
-	if _, ok := p.events["old"]; ok {
-		t.Fatal("event id older than the cutoff still remembered")
+	p.events.add("old", t0.UnixMilli())
+	p.events.add("new", t0.Add(2*time.Hour).UnixMilli())
+	cutoff := t0.Add(time.Hour).UnixMilli()
+	if p.events.seen("old", cutoff) || !p.events.seen("new", cutoff) {
+		t.Fatal("seen: an id older than the cutoff must count as forgotten before the sweep, a newer one as seen")
 	}
-	if _, ok := p.events["new"]; !ok {
+	p.events.sweep(cutoff)
+	if _, ok := p.events.at[keyOfEvent("old")]; ok {
+		t.Fatal("event id older than the cutoff still held after the sweep")
+	}
+	if !p.events.seen("new", cutoff) {
 		t.Fatal("event id newer than the cutoff forgotten")
 	}
 }

@@ -7,45 +7,37 @@ import (
 	"github.com/paysession/paysession/connector/sessionstate"
 )
 
-// partition is what the writer knows of one owned partition: the version
-// of the last state written for each of its sessions, and the event ids
-// written in the last event window.
+// partition is what the writer knows of one owned partition: the stamp of
+// the last state written for each session written within the horizon,
+// and the event ids written in the last event window.
 type partition struct {
-	versions map[string]sessionstate.Version
-	traces   map[string]sessionTrace // session id → its trace (trace.go); only while tracing is on
-	events   map[string]time.Time    // event id → when it was written
-	order    []eventAt               // the same ids, oldest first, for expiry
-}
-
-type eventAt struct {
-	id string
-	at time.Time
+	versions sessionMap[remembered]
+	traces   sessionMap[sessionTrace] // a session's trace (trace.go); only while tracing is on
+	events   eventSet
 }
 
 func newPartition() *partition {
-	return &partition{versions: map[string]sessionstate.Version{}, traces: map[string]sessionTrace{}, events: map[string]time.Time{}}
+	return &partition{versions: newSessionMap[remembered](), traces: newSessionMap[sessionTrace](), events: newEventSet()}
 }
 
-// addEvent remembers an event id written at at.
-func (p *partition) addEvent(id string, at time.Time) {
-	if _, ok := p.events[id]; ok {
-		return
+// version returns the last version written of session id, unless it was
+// written before forget (Unix ms): a session quiet that long is forgotten,
+// as a takeover at this moment would not read it, whether or not the sweep
+// has deleted it yet.
+func (p *partition) version(id string, forget int64) (remembered, bool) {
+	r, ok := p.versions.get(id)
+	if !ok || r.wrote < forget {
+		return remembered{}, false
 	}
-	p.events[id] = at
-	p.order = append(p.order, eventAt{id, at})
+	return r, true
 }
 
-// expire forgets event ids written before cutoff.
-func (p *partition) expire(cutoff time.Time) {
-	i := 0
-	for ; i < len(p.order) && p.order[i].at.Before(cutoff); i++ {
-		if at, ok := p.events[p.order[i].id]; ok && at.Equal(p.order[i].at) {
-			delete(p.events, p.order[i].id)
-		}
-	}
-	if i > 0 {
-		p.order = append(p.order[:0:0], p.order[i:]...)
-	}
+// sweep deletes the sessions written before forget and the event ids
+// written before events (both Unix ms).
+func (p *partition) sweep(forget, events int64) int {
+	n := sweep(&p.versions, &p.traces, func(r remembered) bool { return r.wrote < forget })
+	p.events.sweep(events)
+	return n
 }
 
 // index holds the partitions this writer owns. The poll loop reads and
@@ -54,6 +46,7 @@ func (p *partition) expire(cutoff time.Time) {
 type index struct {
 	mu    sync.Mutex
 	parts map[int32]*partition
+	swept time.Time // when the partitions were last swept
 }
 
 func newIndex() *index { return &index{parts: map[int32]*partition{}} }
@@ -87,13 +80,35 @@ func (x *index) dropAll() {
 	clear(x.parts)
 }
 
-// sessions returns the number of sessions known across partitions.
+// sessions returns the number of sessions held across partitions.
 func (x *index) sessions() int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	n := 0
 	for _, p := range x.parts {
-		n += len(p.versions)
+		n += p.versions.len()
+	}
+	return n
+}
+
+// sweepEvery is the least time between two sweeps of the index: between
+// them, forgotten sessions and expired event ids cost memory but are
+// already treated as gone (partition.version, eventSet.seen).
+const sweepEvery = time.Minute
+
+// sweep deletes, at most once per sweepEvery, what every partition holds
+// of sessions written before forget and of event ids written before
+// events; it returns the number of sessions deleted.
+func (x *index) sweep(now time.Time, forget, events int64) int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if now.Sub(x.swept) < sweepEvery && !now.Before(x.swept) {
+		return 0
+	}
+	x.swept = now
+	n := 0
+	for _, p := range x.parts {
+		n += p.sweep(forget, events)
 	}
 	return n
 }
@@ -110,7 +125,7 @@ type journal struct {
 type versionChange struct {
 	part *partition
 	id   string
-	prev sessionstate.Version
+	prev remembered
 	had  bool
 }
 
@@ -120,16 +135,16 @@ type eventChange struct {
 }
 
 // setVersion sets the version of session id, journaled.
-func (j *journal) setVersion(p *partition, id string, v sessionstate.Version) {
-	prev, had := p.versions[id]
+func (j *journal) setVersion(p *partition, id string, r remembered) {
+	prev, had := p.versions.get(id)
 	j.versions = append(j.versions, versionChange{p, id, prev, had})
-	p.versions[id] = v
+	p.versions.set(id, r)
 }
 
 // addEvent remembers event id, journaled.
-func (j *journal) addEvent(p *partition, id string, at time.Time) {
+func (j *journal) addEvent(p *partition, id string, at int64) {
 	j.events = append(j.events, eventChange{p, id})
-	p.addEvent(id, at)
+	p.events.add(id, at)
 }
 
 // undo takes back every change, newest first.
@@ -137,24 +152,20 @@ func (j *journal) undo() {
 	for i := len(j.versions) - 1; i >= 0; i-- {
 		c := j.versions[i]
 		if c.had {
-			c.part.versions[c.id] = c.prev
+			c.part.versions.set(c.id, c.prev)
 		} else {
-			delete(c.part.versions, c.id)
-			delete(c.part.traces, c.id)
+			c.part.versions.del(c.id)
+			c.part.traces.del(c.id)
 		}
 	}
 	j.undoTraces()
 	for _, c := range j.events {
-		delete(c.part.events, c.id) // its order entry expires on its own
+		c.part.events.del(c.id)
 	}
 	*j = journal{}
 }
 
-// expire forgets event ids written before cutoff in every partition.
-func (x *index) expire(cutoff time.Time) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	for _, p := range x.parts {
-		p.expire(cutoff)
-	}
+// stampOf returns the remembered form of a version written at wrote.
+func stampOf(v sessionstate.Version, wrote time.Time) remembered {
+	return remembered{stamp: v.Stamp(), wrote: wrote.UnixMilli()}
 }

@@ -16,12 +16,15 @@ import (
 
 // takeOver reads what partition p of the sessions and webhook-events
 // topics hold before this writer writes them: the last version of every
-// session (from the start: the topic is compacted) and the event ids of the
-// last EventWindow, each up to the partition's last stable offset. Records
-// of transactions still open are beyond that offset; they belong to a
-// previous owner that can no longer commit them.
+// session written within the horizon and the event ids of the last
+// EventWindow, each up to the partition's last stable offset. Kafka's time
+// index gives where each begins (the first record at or after the time),
+// so a takeover reads the recent records, never the partition's whole
+// history. Records of transactions still open are beyond the last stable
+// offset; they belong to a previous owner that can no longer commit them.
 func (w *Writer) takeOver(ctx context.Context, p int32) (*partition, error) {
 	started := time.Now()
+	at := w.cutoffs()
 	cl, err := kgo.NewClient(append(append([]kgo.Opt{}, w.cfg.Kafka...),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.KeepControlRecords(), // their offsets tell when a partition is read to its end
@@ -38,80 +41,90 @@ func (w *Writer) takeOver(ctx context.Context, p int32) (*partition, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list end offsets of partition %d: %w", p, err)
 	}
-	since, err := adm.ListOffsetsAfterMilli(ctx, w.cfg.Clock().Add(-w.cfg.EventWindow).UnixMilli(), w.cfg.EventsTopic)
-	if err == nil {
-		err = since.Error()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list event-window offsets of partition %d: %w", p, err)
-	}
+	starts := map[string]int64{w.cfg.SessionsTopic: at.forget, w.cfg.EventsTopic: at.events}
 	from := map[string]map[int32]kgo.Offset{}
 	want := map[string]int64{}
-	for topic, start := range map[string]kadm.ListedOffsets{w.cfg.SessionsTopic: nil, w.cfg.EventsTopic: since} {
+	for topic, since := range starts {
 		end, ok := ends.Lookup(topic, p)
 		if !ok {
 			return nil, fmt.Errorf("topic %s has no partition %d", topic, p)
 		}
-		off := kgo.NewOffset().AtStart()
-		first := int64(0)
-		if start != nil {
-			s, _ := start.Lookup(topic, p)
-			off, first = kgo.NewOffset().At(s.Offset), s.Offset
+		listed, err := adm.ListOffsetsAfterMilli(ctx, since, topic)
+		if err == nil {
+			err = listed.Error()
 		}
-		if end.Offset > first {
-			from[topic] = map[int32]kgo.Offset{p: off}
+		if err != nil {
+			return nil, fmt.Errorf("list the offsets of %s after %s: %w", topic, time.UnixMilli(since).UTC().Format(time.RFC3339), err)
+		}
+		start, ok := listed.Lookup(topic, p)
+		if !ok {
+			return nil, fmt.Errorf("topic %s has no partition %d", topic, p)
+		}
+		if end.Offset > start.Offset {
+			from[topic] = map[int32]kgo.Offset{p: kgo.NewOffset().At(start.Offset)}
 			want[topic] = end.Offset
 		}
 	}
 	part := newPartition()
+	read := 0
 	if len(want) > 0 {
 		cl.AddConsumePartitions(from)
-		if err := w.readUntil(ctx, cl, p, want, part); err != nil {
+		if read, err = w.readUntil(ctx, cl, p, want, part, at); err != nil {
 			return nil, err
 		}
 	}
-	part.expire(w.cfg.Clock().Add(-w.cfg.EventWindow))
+	part.events.sweep(at.events)
 	w.metrics.takeovers.Observe(time.Since(started).Seconds())
+	w.metrics.takeoverRecs.Observe(float64(read))
 	return part, nil
 }
 
 // readUntil reads partition p of each topic of want until the offset before
-// its target, filling part.
-func (w *Writer) readUntil(ctx context.Context, cl *kgo.Client, p int32, want map[string]int64, part *partition) error {
+// its target, filling part, and returns the number of sessions records
+// read.
+func (w *Writer) readUntil(ctx context.Context, cl *kgo.Client, p int32, want map[string]int64, part *partition, at cutoffs) (int, error) {
+	read := 0
 	for len(want) > 0 {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
-			return fmt.Errorf("read partition %d: %w", p, ctx.Err())
+			return read, fmt.Errorf("read partition %d: %w", p, ctx.Err())
 		}
 		var errs []error
 		fs.EachError(func(topic string, _ int32, err error) { errs = append(errs, fmt.Errorf("%s: %w", topic, err)) })
 		if err := errors.Join(errs...); err != nil {
-			return fmt.Errorf("read partition %d: %w", p, err)
+			return read, fmt.Errorf("read partition %d: %w", p, err)
 		}
 		fs.EachRecord(func(r *kgo.Record) {
 			if !r.Attrs.IsControl() {
-				w.learn(ctx, r, part)
+				if r.Topic == w.cfg.SessionsTopic {
+					read++
+				}
+				w.learn(ctx, r, part, at)
 			}
 			if end, ok := want[r.Topic]; ok && r.Offset+1 >= end {
 				delete(want, r.Topic)
 			}
 		})
 	}
-	return nil
+	return read, nil
 }
 
 // learn records what one record of the sessions or webhook-events topic
-// says. A sessions tombstone forgets the session.
-func (w *Writer) learn(ctx context.Context, r *kgo.Record, part *partition) {
+// says. A sessions tombstone forgets the session, and so does a record
+// written before the horizon (timestamps need not grow along a partition:
+// the time index gives the first record at or after a time, later ones
+// may be older).
+func (w *Writer) learn(ctx context.Context, r *kgo.Record, part *partition, at cutoffs) {
 	if r.Topic == w.cfg.EventsTopic {
 		if id, ok := header.Get(r, HeaderEventID); ok && id != "" {
-			part.addEvent(id, r.Timestamp)
+			part.events.add(id, r.Timestamp.UnixMilli())
 		}
 		return
 	}
-	if r.Value == nil {
-		delete(part.versions, string(r.Key))
-		delete(part.traces, string(r.Key))
+	key := string(r.Key)
+	if r.Value == nil || r.Timestamp.UnixMilli() < at.forget {
+		part.versions.del(key)
+		part.traces.del(key)
 		return
 	}
 	var st codec.SessionState
@@ -120,8 +133,8 @@ func (w *Writer) learn(ctx context.Context, r *kgo.Record, part *partition) {
 		return
 	}
 	v := sessionstate.VersionOf(&st)
-	if last, ok := part.versions[v.SessionID]; !ok || sessionstate.Newer(v, last) {
-		part.versions[v.SessionID] = v
+	if last, ok := part.versions.get(v.SessionID); !ok || v.Stamp().Newer(last.stamp) {
+		part.versions.set(v.SessionID, stampOf(v, r.Timestamp))
 		learnTrace(r, part)
 	}
 }

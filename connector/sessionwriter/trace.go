@@ -55,9 +55,9 @@ type traceChange struct {
 
 // setTrace keeps st as session id's trace, journaled.
 func (j *journal) setTrace(p *partition, id string, st sessionTrace) {
-	prev, had := p.traces[id]
+	prev, had := p.traces.get(id)
 	j.traces = append(j.traces, traceChange{p, id, prev, had})
-	p.traces[id] = st
+	p.traces.set(id, st)
 }
 
 // undoTraces takes back kept span contexts, newest first.
@@ -65,9 +65,9 @@ func (j *journal) undoTraces() {
 	for i := len(j.traces) - 1; i >= 0; i-- {
 		c := j.traces[i]
 		if c.had {
-			c.part.traces[c.id] = c.prev
+			c.part.traces.set(c.id, c.prev)
 		} else {
-			delete(c.part.traces, c.id)
+			c.part.traces.del(c.id)
 		}
 	}
 }
@@ -79,7 +79,7 @@ func learnTrace(r *kgo.Record, part *partition) {
 		return
 	}
 	if sc := kafkatrace.RecordSpanContext(r); sc.IsValid() {
-		part.traces[string(r.Key)] = sessionTrace{sc: sc, fromCommand: true}
+		part.traces.set(string(r.Key), sessionTrace{sc: sc, fromCommand: true})
 	}
 }
 
@@ -97,7 +97,7 @@ func (w *Writer) traceWrite(rec *kgo.Record, st *codec.SessionState, part *parti
 	if d.state == nil && !fromCommand {
 		return // an old webhook or poll: nothing written, nothing to tell
 	}
-	kept, known := part.traces[id]
+	kept, known := part.traces.get(id)
 	name := "session writer write " + st.Session.Status
 	if d.state == nil {
 		name = "session writer superseded " + st.Session.Status

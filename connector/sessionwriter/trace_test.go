@@ -50,12 +50,12 @@ func TestWriteSpansContinueTheCommandTrace(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := tracetest.NewSpanRecorder()
 			defer tracing.Use(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)))()
-			w := testWriter(t)
+			w := testWriter(t, nil)
 			part := newPartition()
 			var j journal
 			var hookRecord, pollRecord *kgo.Record
 			for _, r := range tt.order {
-				d, err := w.derive(context.Background(), r, part, &j)
+				d, err := w.derive(context.Background(), r, part, &j, w.cutoffs())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/internal/kafka"
+	"github.com/paysession/paysession/internal/lru"
 	"github.com/paysession/paysession/internal/retry"
 )
 
@@ -25,6 +26,8 @@ type Writer struct {
 	metrics *metrics
 	index   *index
 	session atomic.Pointer[kgo.GroupTransactSession]
+	// staleLogged holds the sessions whose stale update was logged lately.
+	staleLogged *lru.Cache[string, struct{}]
 
 	mu      sync.Mutex
 	pending map[int32]bool // assigned partitions not yet taken over
@@ -43,7 +46,8 @@ func New(cfg Config) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{cfg: cfg, log: cfg.Logger, metrics: m, index: x, pending: map[int32]bool{}, wake: make(chan struct{}, 1)}, nil
+	return &Writer{cfg: cfg, log: cfg.Logger, metrics: m, index: x, pending: map[int32]bool{}, wake: make(chan struct{}, 1),
+		staleLogged: lru.New[string, struct{}](staleLogMax, staleLogEvery)}, nil
 }
 
 // Ready is a readiness check: nil once the writer joined its group and took
@@ -234,7 +238,7 @@ func (w *Writer) takeOverPending(ctx context.Context) error {
 		}
 		w.mu.Unlock()
 		w.log.Info("session writer took over a partition", slog.Int("partition", int(p)),
-			slog.Int("sessions", len(part.versions)), slog.Int("event_ids", len(part.events)))
+			slog.Int("sessions", part.versions.len()), slog.Int("event_ids", len(part.events.at)))
 	}
 	return nil
 }
@@ -248,14 +252,16 @@ func (w *Writer) transact(ctx context.Context, s *kgo.GroupTransactSession, recs
 		return fmt.Errorf("begin transaction: %w", err)
 	}
 	var (
-		j       journal
-		out     []*kgo.Record
-		counts  = map[string]int{}
-		written int
-		dupes   int
-		err     error
+		j           journal
+		out         []*kgo.Record
+		counts      = map[string]int{}
+		written     int
+		dupes       int
+		staleEvents int
+		err         error
 	)
-	w.index.expire(w.cfg.Clock().Add(-w.cfg.EventWindow))
+	at := w.cutoffs()
+	w.metrics.forgotten.Add(float64(w.index.sweep(at.now, at.forget, at.events)))
 	span := startTransactionSpan(len(recs))
 	for _, r := range recs {
 		part := w.index.get(r.Partition)
@@ -265,7 +271,7 @@ func (w *Writer) transact(ctx context.Context, s *kgo.GroupTransactSession, recs
 			break
 		}
 		var d derived
-		if d, err = w.derive(ctx, r, part, &j); err != nil {
+		if d, err = w.derive(ctx, r, part, &j, at); err != nil {
 			break
 		}
 		counts[d.result]++
@@ -279,6 +285,9 @@ func (w *Writer) transact(ctx context.Context, s *kgo.GroupTransactSession, recs
 		}
 		if d.dupe {
 			dupes++
+		}
+		if d.staleEvent {
+			staleEvents++
 		}
 	}
 	if err == nil {
@@ -306,6 +315,7 @@ func (w *Writer) transact(ctx context.Context, s *kgo.GroupTransactSession, recs
 	}
 	w.metrics.events.WithLabelValues("written").Add(float64(written))
 	w.metrics.events.WithLabelValues("duplicate").Add(float64(dupes))
+	w.metrics.events.WithLabelValues("stale").Add(float64(staleEvents))
 	return nil
 }
 

@@ -111,6 +111,7 @@ type Pipeline struct {
 // and webhook-events topics.
 type Sessions struct {
 	CommitInterval time.Duration `env:"COMMIT_INTERVAL, default=100ms" desc:"least time between two transactions of the session writer: the session updates arriving meanwhile share one transaction, so the broker runs at most one writer transaction per interval instead of one per update, and the sessions and webhook-events topics trail by up to this; 0 = a transaction per poll"`
+	Horizon        time.Duration `env:"HORIZON, default=168h" desc:"how long a session is remembered after its last state was written: the session writer and the reconciler keep, and read at a takeover or start, only the sessions topic's records of the horizon (plus 1h for clock differences), so memory and takeover time follow recent traffic, not history. A state of a session no longer remembered is written when its updated_at is within the horizon (a chargeback weeks later) and dropped as stale when older. Must exceed RECONCILER_MAX_AGE and WEBHOOK_DEDUP_TTL"`
 }
 
 // Webhook configures the webhook HTTP ingress.

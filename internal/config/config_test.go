@@ -100,6 +100,7 @@ func TestLoadDefaults(t *testing.T) {
 		{"webhook read timeout", c.Webhook.ReadTimeout, 30 * time.Second},
 		{"webhook idle timeout", c.Webhook.IdleTimeout, 2 * time.Minute},
 		{"reconciler max age", c.Reconciler.MaxAge, 72 * time.Hour},
+		{"sessions horizon", c.Sessions.Horizon, 7 * 24 * time.Hour},
 		{"insecure http", c.API.AllowInsecureHTTP, false},
 		{"insecure sasl", c.Kafka.AllowInsecureSASL, false},
 	}
@@ -182,6 +183,10 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"PAYSESSION_WEBHOOK_READ_TIMEOUT: must be at least PAYSESSION_WEBHOOK_READ_HEADER_TIMEOUT"}},
 		{"reconciler max age", map[string]string{"PAYSESSION_RECONCILER_MAX_AGE": "4h"}, nil,
 			[]string{"PAYSESSION_RECONCILER_MAX_AGE: must be longer than the service's 4h0m0s confirmation deadline"}},
+		{"horizon within the reconciler's age limit", map[string]string{"PAYSESSION_SESSIONS_HORIZON": "72h"}, nil,
+			[]string{"PAYSESSION_SESSIONS_HORIZON: must be longer than PAYSESSION_RECONCILER_MAX_AGE (72h0m0s) and PAYSESSION_WEBHOOK_DEDUP_TTL (24h0m0s), got 72h0m0s"}},
+		{"horizon within the dedupe window", map[string]string{"PAYSESSION_SESSIONS_HORIZON": "100h", "PAYSESSION_RECONCILER_MAX_AGE": "5h", "PAYSESSION_WEBHOOK_DEDUP_TTL": "200h"}, nil,
+			[]string{"PAYSESSION_SESSIONS_HORIZON: must be longer than"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -347,6 +347,10 @@ func (c *Config) validatePolicies(p *problems) {
 	if c.Reconciler.MaxAge <= confirmDeadline {
 		p.add("RECONCILER_MAX_AGE", "must be longer than the service's %s confirmation deadline, got %s", confirmDeadline, c.Reconciler.MaxAge)
 	}
+	if h := c.Sessions.Horizon; h <= c.Reconciler.MaxAge || h <= c.Webhook.DedupTTL {
+		p.add("SESSIONS_HORIZON", "must be longer than PAYSESSION_RECONCILER_MAX_AGE (%s) and PAYSESSION_WEBHOOK_DEDUP_TTL (%s), got %s",
+			c.Reconciler.MaxAge, c.Webhook.DedupTTL, h)
+	}
 	cf := c.Confirm
 	switch cf.Policy {
 	case "manual":

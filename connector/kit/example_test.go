@@ -54,22 +54,37 @@ func ExampleDecoder_DecodeAny() {
 }
 
 // States of one session may arrive out of order; Latest keeps the newest.
+// It forgets a session once its newest state is older than the horizon (7
+// days by default), and from then on refuses the session's old states as
+// stale but keeps a new one, such as a chargeback's.
 func ExampleLatest() {
 	t0 := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	now := t0 // a clock for the example; NewLatest() reads time.Now
+	latest, err := kit.NewLatestWith(kit.LatestConfig{Now: func() time.Time { return now }})
+	if err != nil {
+		panic(err)
+	}
 	state := func(status string, at time.Time) *kit.SessionState {
 		return &kit.SessionState{Session: kit.Session{ID: "ps_1001", Status: status, UpdatedAt: &at}}
 	}
-	latest := kit.NewLatest()
 	fmt.Println(latest.Offer(state("in_progress", t0)))
 	fmt.Println(latest.Offer(state("accepted", t0.Add(time.Minute))))
 	fmt.Println(latest.Offer(state("in_progress", t0))) // a late, older record
 	s, _ := latest.Get("ps_1001")
 	fmt.Println(s.Session.Status)
+
+	now = t0.Add(30 * 24 * time.Hour)
+	fmt.Println(latest.Len())                                         // forgotten
+	fmt.Println(latest.Offer(state("accepted", t0.Add(time.Minute)))) // read again: stale
+	fmt.Println(latest.Offer(state("accepted", now)))                 // a chargeback: new
 	// Output:
 	// true
 	// true
 	// false
 	// accepted
+	// 0
+	// false
+	// true
 }
 
 // A webhook may be published more than once; act on its event id once.

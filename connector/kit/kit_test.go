@@ -224,7 +224,7 @@ func TestLatestOrdersLikeTheConnector(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := kit.NewLatest()
+			l := newLatest(t, kit.LatestConfig{}, &clock{t1})
 			if !l.Offer(tt.held) {
 				t.Fatal("first state not kept")
 			}

@@ -49,7 +49,18 @@ func NewLedger() *Ledger {
 	if err != nil {
 		panic(err)
 	}
-	return &Ledger{latest: kit.NewLatest(), seen: seen, entries: map[string]Entry{}, results: map[string]*kit.CommandResult{}}
+	// The ledger builds its books by reading the sessions topic from the
+	// start, so it keeps states of any age (NoHorizon) and bounds its memory
+	// by MaxSessions instead: past it the session updated longest ago is
+	// forgotten, and a state of a forgotten session is kept only when newer
+	// than every state forgotten. A bound above the sessions updated in 7
+	// days at peak keeps that floor older than any state still to arrive
+	// out of order; each session held costs about 1 KiB (see kit.Latest).
+	latest, err := kit.NewLatestWith(kit.LatestConfig{Horizon: kit.NoHorizon, MaxSessions: 100_000})
+	if err != nil {
+		panic(err)
+	}
+	return &Ledger{latest: latest, seen: seen, entries: map[string]Entry{}, results: map[string]*kit.CommandResult{}}
 }
 
 // Apply takes one decoded outcome record and reports whether it changed

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/fields"
 	"github.com/paysession/paysession/internal/outbound"
@@ -74,6 +75,15 @@ type Config struct {
 	// not polled again while it stays unsettled. Default DefaultMaxAge;
 	// it must exceed the confirmation deadline.
 	MaxAge time.Duration
+	// Horizon is how far back the reconciler remembers a session: on every
+	// assignment it reads each partition of SessionsTopic from the first
+	// record stamped within Horizon (plus sessionstate.ClockAllowance)
+	// before Now, not from the start, and about once a minute it forgets
+	// the sessions whose last record fell behind that, stale-marked ones
+	// included. Default sessionstate.DefaultHorizon; it must exceed MaxAge,
+	// so that only sessions settled or marked stale are forgotten while the
+	// connector runs.
+	Horizon time.Duration
 	// Tick is how often (real time) due sessions are looked for. Default 1s.
 	Tick time.Duration
 	// MaxInFlight bounds concurrent API calls. Default 8.
@@ -86,8 +96,9 @@ type Config struct {
 	Registerer prometheus.Registerer
 	// Logger is required.
 	Logger *slog.Logger
-	// Now tells the time that quietness, backoff and deadlines are measured
-	// on; tests share the sandbox's fake clock. Default time.Now.
+	// Now tells the time that quietness, backoff, deadlines and the horizon
+	// are measured on; tests share the sandbox's fake clock. Default
+	// time.Now.
 	Now func() time.Time
 }
 
@@ -99,6 +110,7 @@ func (c *Config) defaults() {
 	fields.Default(&c.QuietAfter, 5*time.Minute)
 	fields.Default(&c.MaxBackoff, max(30*time.Minute, c.QuietAfter))
 	fields.Default(&c.MaxAge, DefaultMaxAge)
+	fields.Default(&c.Horizon, sessionstate.DefaultHorizon)
 	fields.Default(&c.Tick, time.Second)
 	fields.Default(&c.MaxInFlight, 8)
 	fields.Default(&c.CallTimeout, 30*time.Second)
@@ -138,7 +150,7 @@ func (c Config) Validate() error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"QuietAfter", c.QuietAfter}, {"MaxBackoff", c.MaxBackoff}, {"MaxAge", c.MaxAge}, {"Tick", c.Tick}, {"CallTimeout", c.CallTimeout}} {
+	}{{"QuietAfter", c.QuietAfter}, {"MaxBackoff", c.MaxBackoff}, {"MaxAge", c.MaxAge}, {"Horizon", c.Horizon}, {"Tick", c.Tick}, {"CallTimeout", c.CallTimeout}} {
 		if d.v < 0 {
 			add(d.name, "%s is negative", d.v)
 		}
@@ -148,6 +160,10 @@ func (c Config) Validate() error {
 	}
 	if deadline := cmp.Or(c.Confirm.Deadline, defaultConfirmDeadline); c.MaxAge > 0 && c.MaxAge <= deadline {
 		add("MaxAge", "%s is not longer than the confirmation deadline %s", c.MaxAge, deadline)
+	}
+	horizon, maxAge := cmp.Or(c.Horizon, sessionstate.DefaultHorizon), cmp.Or(c.MaxAge, DefaultMaxAge)
+	if c.Horizon >= 0 && maxAge > 0 && horizon <= maxAge {
+		add("Horizon", "%s is not longer than MaxAge %s", horizon, maxAge)
 	}
 	if c.MaxInFlight < 0 {
 		add("MaxInFlight", "%d is negative", c.MaxInFlight)

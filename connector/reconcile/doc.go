@@ -30,12 +30,28 @@
 //
 // Restarts and replicas: the pending set is not stored anywhere; it is
 // derived from the sessions topic itself. Every replica joins one consumer
-// group (Group) on that topic and never commits offsets, so each replica
-// reads the partitions it is assigned from the beginning and holds the
-// latest state of exactly those sessions: the pending set is partitioned
-// like the topic and each session is polled by one replica. On a rebalance
-// a replica drops the sessions of revoked partitions and rebuilds the ones
-// it gains by re-reading them, so after a restart or a crash nothing is
-// lost, only re-read. The compacted topic keeps that read proportional to
-// the number of sessions, not to their history.
+// group (Group) on that topic and never commits offsets. On every
+// assignment (start, restart, rebalance) a replica reads each partition it
+// is assigned from its first record stamped at or after the horizon's
+// start, Now minus Horizon (7 days by default) minus
+// sessionstate.ClockAllowance, taken at that assignment, not from the
+// beginning; a partition with no such record is read from its end. It
+// holds the latest state of the unsettled sessions of what it read: the
+// pending set is partitioned like the topic and each session is polled by
+// one replica. On a rebalance a replica drops the sessions of revoked
+// partitions and rebuilds the ones it gains by re-reading them, so after a
+// restart or a crash nothing within the horizon is lost, only re-read; Ready
+// reports when that read reached the end offsets of the assignment.
+//
+// The horizon keeps the cost following recent activity, not history
+// (compaction keeps one record per session for ever): about once a minute
+// a replica forgets the sessions whose last record (the latest stamped of
+// the records of the session read or published) is older than the
+// horizon's start, stale-marked ones included, so one that runs for weeks
+// holds what a fresh start would read. A session whose last record is
+// older than the horizon is no longer polled. With Horizon longer than
+// MaxAge, which Validate requires, such a session is settled or marked
+// stale by then, unless no reconciler ran for the whole horizon after its
+// last record (the connector was down that long): then it is dropped
+// unmarked, and its last state on the topic stays as it was.
 package reconcile

@@ -7,10 +7,11 @@ import (
 )
 
 type metrics struct {
-	polls    *prometheus.CounterVec
-	confirms *prometheus.CounterVec
-	warnings prometheus.Counter
-	stale    prometheus.Counter
+	polls     *prometheus.CounterVec
+	confirms  *prometheus.CounterVec
+	warnings  prometheus.Counter
+	stale     prometheus.Counter
+	forgotten prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer, p *pendingSet) (*metrics, error) {
@@ -31,6 +32,10 @@ func newMetrics(reg prometheus.Registerer, p *pendingSet) (*metrics, error) {
 			Name: "paysession_reconcile_stale_sessions_total",
 			Help: "Sessions older than the age limit that never settled: marked stale on the sessions topic and no longer polled.",
 		}),
+		forgotten: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "paysession_reconcile_forgotten_sessions_total",
+			Help: "Open sessions forgotten because their last record on the sessions topic fell behind the horizon (stale-marked ones included): no longer polled.",
+		}),
 	}
 	if reg == nil {
 		return m, nil
@@ -39,7 +44,7 @@ func newMetrics(reg prometheus.Registerer, p *pendingSet) (*metrics, error) {
 		Name: "paysession_reconcile_open_sessions",
 		Help: "Sessions of this replica's partitions that are not settled.",
 	}, func() float64 { return float64(p.open()) })
-	for _, c := range []prometheus.Collector{m.polls, m.confirms, m.warnings, m.stale, open} {
+	for _, c := range []prometheus.Collector{m.polls, m.confirms, m.warnings, m.stale, m.forgotten, open} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {

@@ -15,6 +15,10 @@ type entry struct {
 	version   sessionstate.Version
 	state     *codec.SessionState
 	project   *string // the partner project of the session (nil: unknown, the default), kept across states
+	// lastRecord is the timestamp of the newest record of the session read
+	// or published, newer state or not: the session is forgotten once it
+	// falls behind the horizon (see forget).
+	lastRecord time.Time
 
 	born         time.Time // what its age counts from: the earliest of created_at and every observed_at read
 	stale        bool      // older than MaxAge and marked so on the topic: never due again
@@ -61,8 +65,10 @@ func newPendingSet(policy ConfirmPolicy, quiet, maxAge time.Duration) *pendingSe
 	return &pendingSet{policy: policy, quiet: quiet, maxAge: maxAge, entries: make(map[string]*entry)}
 }
 
-// apply records a state read from the topic or just published, when it is
-// newer than what the set holds. It reports whether it was.
+// apply records a state read from the topic or just published in a record
+// stamped at, when it is newer than what the set holds. It reports whether
+// it was. The record counts as the session's last (see forget) when it is
+// stamped later than any before, whether its state is newer or not.
 //
 // The session's project is kept apart from its state: a session lives in
 // one project for ever, but a state may not name it (one written before
@@ -70,7 +76,7 @@ func newPendingSet(policy ConfirmPolicy, quiet, maxAge time.Duration) *pendingSe
 // the session writer writes the newest state as it came. So a project, once
 // read in any state of the session, older ones too, stays until a state
 // names another.
-func (p *pendingSet) apply(st *codec.SessionState, partition int32) bool {
+func (p *pendingSet) apply(st *codec.SessionState, partition int32, at time.Time) bool {
 	v := sessionstate.VersionOf(st)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -84,6 +90,9 @@ func (p *pendingSet) apply(st *codec.SessionState, partition int32) bool {
 		created = *st.Session.CreatedAt
 	}
 	e.born = earliest(e.born, st.ObservedAt, created)
+	if at.After(e.lastRecord) {
+		e.lastRecord = at
+	}
 	if st.Project != nil && *st.Project != "" && (e.project == nil || sessionstate.Newer(v, e.version)) {
 		e.project = st.Project
 	}
@@ -180,6 +189,23 @@ func (p *pendingSet) remove(id string) {
 	p.mu.Lock()
 	delete(p.entries, id)
 	p.mu.Unlock()
+}
+
+// forget forgets the sessions whose last record is stamped before before,
+// stale-marked ones included, and returns how many it forgot. It keeps a
+// replica that runs for weeks holding what a fresh read of its partitions
+// from before would give it.
+func (p *pendingSet) forget(before time.Time) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for id, e := range p.entries {
+		if e.lastRecord.Before(before) {
+			delete(p.entries, id)
+			n++
+		}
+	}
+	return n
 }
 
 // dropPartitions forgets the sessions of partitions no longer assigned.

@@ -6,30 +6,54 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/connector/sessionstate"
 )
 
 // progress tracks how far each assigned partition of the sessions topic has
 // been read against its end offset at assignment, so readiness can wait
-// until the pending set (and the shared tracker) hold every session.
+// until the pending set (and the shared tracker) hold every session. It
+// also hands the consumer the time its read of each newly assigned
+// partition starts at, so that the consumer starts at the offset the end
+// was compared with.
 type progress struct {
 	mu     sync.Mutex
 	joined bool
-	target map[int32]int64 // end offset at assignment; absent when reached
+	target map[int32]int64     // end offset at assignment; absent when reached
+	from   map[int32]time.Time // read start of a newly assigned partition, until the consumer takes it
 }
 
-func newProgress() *progress { return &progress{target: map[int32]int64{}} }
+func newProgress() *progress {
+	return &progress{target: map[int32]int64{}, from: map[int32]time.Time{}}
+}
 
-// assigned records the end offsets of newly assigned partitions.
-func (p *progress) assigned(ends map[int32]int64) {
+// assigned records newly assigned partitions: their reads start at the
+// first record stamped at or after from, and ends holds the end offsets of
+// those with anything to read from there.
+func (p *progress) assigned(parts []int32, from time.Time, ends map[int32]int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.joined = true
+	for _, part := range parts {
+		p.from[part] = from
+	}
 	for part, end := range ends {
 		p.target[part] = end
 	}
+}
+
+// start returns, once, the time the read of a newly assigned partition
+// starts at; false when assigned recorded none.
+func (p *progress) start(part int32) (time.Time, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	from, ok := p.from[part]
+	delete(p.from, part)
+	return from, ok
 }
 
 func (p *progress) released(parts []int32) {
@@ -37,6 +61,7 @@ func (p *progress) released(parts []int32) {
 	defer p.mu.Unlock()
 	for _, part := range parts {
 		delete(p.target, part)
+		delete(p.from, part)
 	}
 }
 
@@ -63,33 +88,38 @@ func (p *progress) err() error {
 
 // Ready reports nil once the reconciler joined its group and read every
 // assigned partition up to its end offset at assignment: from then on its
-// pending set and the shared tracker know every session of its partitions.
+// pending set and the shared tracker know every session of its partitions
+// whose last record is within the horizon.
 // Use it as a readiness check so a restarted replica takes webhooks only
 // then.
 func (r *Reconciler) Ready(context.Context) error { return r.progress.err() }
 
-// onAssigned looks up the end offsets of newly assigned partitions. When
-// they cannot be listed the partitions count as read (readiness fails
-// open: taking webhooks matters more than the replay guard).
+// onAssigned looks up, for each newly assigned partition, the offset its
+// read starts at (the first record within the horizon: see readFrom) and
+// its end offset; a partition with nothing between the two is read at
+// once. When they cannot be listed the partitions count as read
+// (readiness fails open: taking webhooks matters more than the replay
+// guard).
 func (r *Reconciler) onAssigned(ctx context.Context, cl *kgo.Client, assigned map[string][]int32) {
 	parts := assigned[r.cfg.SessionsTopic]
+	from := sessionstate.ForgetBefore(r.cfg.Now(), r.cfg.Horizon)
 	ends := map[int32]int64{}
 	if len(parts) > 0 {
 		adm := kadm.NewClient(cl) // not closed: it would close cl
-		starts, err1 := adm.ListStartOffsets(ctx, r.cfg.SessionsTopic)
+		starts, err1 := adm.ListOffsetsAfterMilli(ctx, from.UnixMilli(), r.cfg.SessionsTopic)
 		listed, err2 := adm.ListEndOffsets(ctx, r.cfg.SessionsTopic)
 		if err := errors.Join(err1, err2, starts.Error(), listed.Error()); err != nil {
 			r.log.Warn("reconciler cannot list sessions topic offsets", slog.Any("error", err))
 		} else {
 			for _, part := range parts {
-				s, _ := starts.Lookup(r.cfg.SessionsTopic, part)
-				e, ok := listed.Lookup(r.cfg.SessionsTopic, part)
-				if ok && e.Offset > s.Offset {
+				s, sok := starts.Lookup(r.cfg.SessionsTopic, part)
+				e, eok := listed.Lookup(r.cfg.SessionsTopic, part)
+				if sok && eok && e.Offset > s.Offset {
 					ends[part] = e.Offset
 				}
 			}
 		}
 	}
-	r.progress.assigned(ends)
-	r.log.Info("reconciler partitions assigned", slog.Any("partitions", parts))
+	r.progress.assigned(parts, from, ends)
+	r.log.Info("reconciler partitions assigned", slog.Any("partitions", parts), slog.Time("from", from))
 }

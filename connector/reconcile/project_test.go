@@ -50,7 +50,7 @@ func TestPendingSetKeepsTheProject(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPendingSet(ConfirmPolicy{Deadline: 240 * time.Minute, WarnBefore: 30 * time.Minute}, time.Minute, 0)
 			for _, st := range tc.states {
-				p.apply(st, 0)
+				p.apply(st, 0, t0)
 			}
 			tasks := p.due(t0.Add(time.Hour), 10)
 			if len(tasks) != 1 {

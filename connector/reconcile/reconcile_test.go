@@ -59,7 +59,7 @@ func TestPendingSetDue(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.policy.defaults()
 			p := newPendingSet(tc.policy, quiet, 0)
-			p.apply(tc.state, 0)
+			p.apply(tc.state, 0, t0)
 			var got []action
 			for _, task := range p.due(t0.Add(tc.at), 10) {
 				got = append(got, task.act)
@@ -76,7 +76,7 @@ func TestPendingSetBackoffAndOrder(t *testing.T) {
 	r := &Reconciler{cfg: Config{QuietAfter: time.Minute, MaxBackoff: 5 * time.Minute}}
 	newer := stateOf(session("ps_1", "in_progress", "", t0.Add(time.Second), "payout", 1), t0)
 	older := stateOf(session("ps_1", "created", "", t0, "payout", 1), t0)
-	if !p.apply(newer, 0) || p.apply(older, 0) {
+	if !p.apply(newer, 0, t0) || p.apply(older, 0, t0) {
 		t.Fatal("older state replaced a newer one")
 	}
 	now := t0.Add(time.Minute)

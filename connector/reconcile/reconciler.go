@@ -51,7 +51,8 @@ func (r *Reconciler) Run(ctx context.Context) error {
 		kgo.ConsumerGroup(r.cfg.Group),
 		kgo.ConsumeTopics(r.cfg.SessionsTopic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.DisableAutoCommit(), // never commit: every assignment re-reads its partitions
+		kgo.DisableAutoCommit(),              // never commit: every assignment re-reads its partitions
+		kgo.AdjustFetchOffsetsFn(r.readFrom), // from the horizon's start, not from the beginning
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.KeepControlRecords(), // their offsets tell when a partition is read to its end
 		kgo.BlockRebalanceOnPoll(),
@@ -109,7 +110,7 @@ func (r *Reconciler) consume(ctx context.Context, cl *kgo.Client) error {
 					slog.Int64("offset", rec.Offset), slog.Any("error", err))
 				return
 			}
-			r.pending.apply(st, rec.Partition)
+			r.pending.apply(st, rec.Partition, rec.Timestamp)
 			if IsStaleMarker(rec.Headers) {
 				// This replica's marker, or another's before a rebalance or
 				// a restart: the session is not polled again.
@@ -120,19 +121,23 @@ func (r *Reconciler) consume(ctx context.Context, cl *kgo.Client) error {
 	}
 }
 
-// scan starts a worker for every due session, at most MaxInFlight at once.
+// scan starts a worker for every due session, at most MaxInFlight at once,
+// and now and then forgets the sessions behind the horizon.
 func (r *Reconciler) scan(ctx context.Context) error {
 	sem := make(chan struct{}, r.cfg.MaxInFlight)
 	t := time.NewTicker(r.cfg.Tick)
 	defer t.Stop()
+	var swept time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
 		}
+		now := r.cfg.Now()
+		swept = r.sweep(now, swept)
 		free := cap(sem) - len(sem)
-		for _, task := range r.pending.due(r.cfg.Now(), free) {
+		for _, task := range r.pending.due(now, free) {
 			sem <- struct{}{}
 			r.workers.Add(1)
 			go func() {

@@ -43,7 +43,7 @@ func TestPendingSetMaxAge(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPendingSet(ConfirmPolicy{Mode: ConfirmUpstream, Deadline: 240 * time.Minute, WarnBefore: 30 * time.Minute}, 5*time.Minute, maxAge)
-			p.apply(tc.state, 0)
+			p.apply(tc.state, 0, t0)
 			var got []action
 			for _, task := range p.due(t0.Add(tc.at), 10) {
 				got = append(got, task.act)
@@ -57,7 +57,7 @@ func TestPendingSetMaxAge(t *testing.T) {
 	t.Run("marked: never due again", func(t *testing.T) {
 		p := newPendingSet(ConfirmPolicy{Mode: ConfirmUpstream, Deadline: 240 * time.Minute, WarnBefore: 30 * time.Minute}, 5*time.Minute, maxAge)
 		r := &Reconciler{cfg: Config{QuietAfter: 5 * time.Minute, MaxBackoff: 30 * time.Minute}}
-		p.apply(open(&t0, t0), 0)
+		p.apply(open(&t0, t0), 0, t0)
 		now := at(maxAge)
 		tasks := p.due(now, 10)
 		if len(tasks) != 1 || tasks[0].act != actStale || !tasks[0].born.Equal(t0) {
@@ -76,7 +76,7 @@ func TestPendingSetMaxAge(t *testing.T) {
 		newer := open(&t0, now)
 		newer.Session.Status = "created"
 		newer.Session.UpdatedAt = ptr(now)
-		p.apply(newer, 0)
+		p.apply(newer, 0, t0)
 		for d := time.Duration(0); d < 30*24*time.Hour; d += time.Hour {
 			if tasks := p.due(now.Add(d), 10); len(tasks) != 0 {
 				t.Fatalf("stale session due again %s later: %+v", d, tasks)

@@ -176,11 +176,11 @@ func (r *Reconciler) publish(ctx context.Context, t task, st *codec.SessionState
 		headers = append(headers, kgo.RecordHeader{Key: sessionwriter.HeaderRepublish, Value: []byte("1")})
 	}
 	done := make(chan error, 1)
-	r.cfg.Producer.TryProduce(ctx, sessionwriter.Update(r.cfg.UpdatesTopic, t.id, val, headers...),
-		func(_ *kgo.Record, err error) { done <- err })
+	rec := sessionwriter.Update(r.cfg.UpdatesTopic, t.id, val, headers...)
+	r.cfg.Producer.TryProduce(ctx, rec, func(_ *kgo.Record, err error) { done <- err })
 	if err := <-done; err != nil {
 		return false, fmt.Errorf("publish session state: %w", err)
 	}
-	r.pending.apply(st, t.partition)
+	r.pending.apply(st, t.partition, rec.Timestamp) // stamped by the producer; the writer keeps the stamp
 	return true, nil
 }

@@ -1,0 +1,49 @@
+package reconcile
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/connector/sessionstate"
+)
+
+// sweepEvery is how often, on Config.Now, the pending set forgets the
+// sessions that fell behind the horizon.
+const sweepEvery = time.Minute
+
+// readFrom is the consumer's AdjustFetchOffsetsFn. The group never commits,
+// so every newly assigned partition of the sessions topic comes with the
+// reset offset; it is read instead from its first record stamped at or
+// after the horizon's start, the time onAssigned listed its offsets at (or,
+// for a partition it did not see, the start at this assignment). The time
+// is taken on every assignment, so it moves on with a process that runs
+// for weeks; a partition with no record since resolves to its end.
+func (r *Reconciler) readFrom(_ context.Context, offsets map[string]map[int32]kgo.Offset) (map[string]map[int32]kgo.Offset, error) {
+	parts := offsets[r.cfg.SessionsTopic]
+	for part := range parts {
+		from, ok := r.progress.start(part)
+		if !ok {
+			from = sessionstate.ForgetBefore(r.cfg.Now(), r.cfg.Horizon)
+		}
+		parts[part] = kgo.NewOffset().AfterMilli(from.UnixMilli())
+	}
+	return offsets, nil
+}
+
+// sweep forgets the sessions whose last record fell behind the horizon at
+// now, unless the last sweep, at last, was less than sweepEvery ago. It
+// returns the time of the last sweep.
+func (r *Reconciler) sweep(now, last time.Time) time.Time {
+	if !last.IsZero() && now.Sub(last) < sweepEvery {
+		return last
+	}
+	before := sessionstate.ForgetBefore(now, r.cfg.Horizon)
+	if n := r.pending.forget(before); n > 0 {
+		r.metrics.forgotten.Add(float64(n))
+		r.log.Info("reconciler forgot sessions behind the horizon", slog.Int("sessions", n), slog.Time("last_record_before", before))
+	}
+	return now
+}

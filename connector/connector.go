@@ -182,7 +182,7 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 			SessionsTopic: cfg.Topics.Sessions, UpdatesTopic: cfg.Topics.SessionUpdates, Producer: producer, Encoder: enc, API: api,
 			Decoder:    reconcile.CodecStateDecoder{Decoder: dec},
 			APIVersion: cfg.API.Version, QuietAfter: cfg.Reconciler.QuietAfter,
-			MaxAge: cfg.Reconciler.MaxAge, Tick: cfg.Reconciler.Interval, Confirm: confirmPolicy(cfg.Confirm),
+			MaxAge: cfg.Reconciler.MaxAge, Horizon: cfg.Sessions.Horizon, Tick: cfg.Reconciler.Interval, Confirm: confirmPolicy(cfg.Confirm),
 			Registerer: reg, Logger: c.log.With("part", "reconciler"),
 		})
 		if err != nil {

@@ -23,21 +23,34 @@
 //
 // So the sessions topic never goes backwards, by construction: only the
 // owner of a partition writes it, and the owner knows the last state of
-// every session of the partition. It learns it when it takes the partition
-// over (a start, a rebalance, a restart): before it handles any update of
-// partition p it reads partition p of the sessions topic from the start to
-// its last stable offset (the topic is compacted: one record per session)
-// and partition p of the webhook-events topic for the last EventWindow.
-// The previous owner's last transaction has ended by then: the group's
-// offset fetch waits for it (KIP-447, required stable offsets), and a
-// fenced owner can no longer commit.
+// every session of the partition that it may still be sent. It learns it
+// when it takes the partition over (a start, a rebalance, a restart):
+// before it handles any update of partition p it reads partition p of the
+// sessions topic from the first record of the horizon (Kafka's time index
+// gives its offset) to its last stable offset, and partition p of the
+// webhook-events topic for the last EventWindow. The previous owner's last
+// transaction has ended by then: the group's offset fetch waits for it
+// (KIP-447, required stable offsets), and a fenced owner can no longer
+// commit.
+//
+// The horizon (Config.Horizon, default 7 days; see connector/sessionstate's
+// horizon.go) bounds what the writer keeps: a session whose last state was
+// written longer ago than the horizon plus an hour is forgotten, in memory
+// as at a takeover. A state of a session not remembered is written when its
+// updated_at is within the horizon (a chargeback weeks later) and dropped
+// as stale when older; a webhook whose state was updated before the
+// horizon is a replay and writes no event. Within the horizon the rule
+// above holds exactly; beyond it, a session's last state on the topic is
+// never older than one written before, provided the service's clock runs
+// at most an hour ahead of the connector's.
 //
 // The three topics must have the same number of partitions (the start-up
 // topic check enforces it), and producers key updates by session id, so a
 // session's updates, state and events share one partition number.
 //
-// Memory: the latest version of every session of the owned partitions (the
-// compacted topic's size, about 100 bytes a session), while tracing is on
-// the span context of every session's command (about 100 bytes more,
-// trace.go), and the event ids of the last EventWindow.
+// Memory: per session written within the horizon, about 65 bytes (a stamp
+// and a write time, sessions.go; BenchmarkSessionMemory), and while tracing
+// is on the span context of its command (about 100 bytes more, trace.go);
+// per event id of the last EventWindow about 70 bytes. A sweep deletes what
+// fell out of either at most once a minute.
 package sessionwriter

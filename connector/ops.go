@@ -14,6 +14,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/paysession/paysession/internal/config"
 )
 
 // Check reports whether one dependency is ready; a nil error means ready.
@@ -131,7 +133,9 @@ func DialCheck(rawURL string) Check {
 	return func(ctx context.Context) error {
 		u, err := url.Parse(rawURL)
 		if err != nil {
-			return fmt.Errorf("api url: %w", err)
+			// url.Parse's error quotes the URL, and its reason may quote
+			// a piece of a password: neither is repeated.
+			return fmt.Errorf("api url %q does not parse", config.RedactURL(rawURL))
 		}
 		host := u.Host
 		if u.Port() == "" {

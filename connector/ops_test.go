@@ -108,4 +108,8 @@ func TestDialCheck(t *testing.T) {
 	if err := DialCheck("http://[::1")(context.Background()); err == nil {
 		t.Fatal("bad URL accepted")
 	}
+	// A password with a '#' splits the URL where the parser reads a port.
+	if err := DialCheck("https://user:s3cr3t#x@api.example")(context.Background()); err == nil || strings.Contains(err.Error(), "s3cr3t") {
+		t.Fatalf("error %v, want one without the password", err)
+	}
 }

@@ -2,7 +2,6 @@ package config
 
 import (
 	"net"
-	"net/url"
 	"os"
 	"reflect"
 	"regexp"
@@ -74,28 +73,6 @@ func (p *problems) listenAddr(name, addr string) {
 	}
 }
 
-func (p *problems) httpURL(name, raw string) *url.URL {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		p.add(name, "must be an http(s) URL, got %q", raw)
-		return nil
-	}
-	if u.User != nil {
-		p.add(name, "must not carry credentials; use the USERNAME/PASSWORD variables")
-	}
-	return u
-}
-
-// loopback reports whether host never leaves the machine: localhost or a
-// loopback address. Plain HTTP to it crosses no network.
-func loopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 func validPort(s string) bool {
 	n, err := strconv.Atoi(s)
 	return err == nil && n >= 0 && n <= 65535
@@ -126,7 +103,7 @@ func (c *Config) validateAPI(p *problems) {
 	if p.required("API_BASE_URL", a.BaseURL) {
 		if u := p.httpURL("API_BASE_URL", a.BaseURL); u != nil {
 			if strings.Contains(u.Path, "/api/v") {
-				p.add("API_BASE_URL", "must not include /api/vN (set PAYSESSION_API_VERSION), got %q", a.BaseURL)
+				p.add("API_BASE_URL", "must not include /api/vN (set PAYSESSION_API_VERSION), got %q", RedactURL(a.BaseURL))
 			}
 			if u.Scheme == "http" && !loopback(u.Hostname()) && !a.AllowInsecureHTTP {
 				p.add("API_BASE_URL", "plain http:// to %s would send signed requests unencrypted; use https://, "+
@@ -173,7 +150,7 @@ func (c *Config) validateKafka(p *problems) {
 	}
 	for _, b := range k.Brokers {
 		if h, port, err := net.SplitHostPort(strings.TrimSpace(b)); err != nil || h == "" || !validPort(port) {
-			p.add("KAFKA_BROKERS", "must be host:port, got %q", b)
+			p.add("KAFKA_BROKERS", "must be host:port, got %q", RedactURL(b))
 		}
 	}
 	p.required("KAFKA_CLIENT_ID", k.ClientID)

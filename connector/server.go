@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,6 +20,9 @@ import (
 // ReadHeaderTimeout, one that trickles its body after ReadTimeout, an idle
 // keep-alive connection after IdleTimeout. Zero values take the defaults
 // shown (Default* below).
+//
+// What net/http itself logs (a handler's panic, a failed TLS handshake)
+// goes to Logger, redacted like every other line.
 type HTTPServer struct {
 	Name     string
 	Listener net.Listener
@@ -62,7 +66,7 @@ func (s *HTTPServer) server() *http.Server {
 	if maxHeader <= 0 {
 		maxHeader = http.DefaultMaxHeaderBytes
 	}
-	return &http.Server{
+	srv := &http.Server{
 		Handler:           s.Handler,
 		ReadHeaderTimeout: orDefault(s.ReadHeaderTimeout, DefaultReadHeaderTimeout),
 		ReadTimeout:       orDefault(s.ReadTimeout, DefaultReadTimeout),
@@ -70,6 +74,19 @@ func (s *HTTPServer) server() *http.Server {
 		IdleTimeout:       orDefault(s.IdleTimeout, DefaultIdleTimeout),
 		MaxHeaderBytes:    maxHeader,
 	}
+	if s.Logger != nil {
+		srv.ErrorLog = errorLog(s.Logger, s.Name)
+	}
+	return srv
+}
+
+// errorLog returns the log.Logger that net/http writes its own complaints
+// to (a handler's panic with its value, a failed TLS handshake, an accept
+// error): one error line of logger, marked with the server's name. Without
+// it they would go to the standard library's logger, past the redaction of
+// card numbers, keys and secrets.
+func errorLog(logger *slog.Logger, server string) *log.Logger {
+	return slog.NewLogLogger(logger.With(slog.String("server", server)).Handler(), slog.LevelError)
 }
 
 // Listen opens a TCP listener for addr; ":0" picks a free port.

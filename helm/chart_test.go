@@ -106,6 +106,36 @@ func checkPod(t *testing.T, d *appsv1.Deployment, grace, termGrace int64) {
 			t.Errorf("secret mount %s is writable", m.Name)
 		}
 	}
+	checkSecretModes(t, pod)
+}
+
+// checkSecretModes checks that the files of every secret volume but the
+// service's public keys are closed to other users, as the connector
+// requires of key, password and token files (PAYSESSION_ALLOW_READABLE_SECRETS),
+// and that a group-readable mode comes with the fsGroup through which the
+// non-root connector reads it.
+func checkSecretModes(t *testing.T, pod corev1.PodSpec) {
+	t.Helper()
+	for _, v := range pod.Volumes {
+		if v.Secret == nil || v.Name == "service-keys" {
+			continue
+		}
+		mode := int32(0o644) // Kubernetes' default
+		if v.Secret.DefaultMode != nil {
+			mode = *v.Secret.DefaultMode
+		}
+		for _, it := range v.Secret.Items {
+			if it.Mode != nil {
+				mode |= *it.Mode
+			}
+		}
+		if mode&0o007 != 0 {
+			t.Errorf("secret volume %s: mode %04o is open to other users; the connector refuses it", v.Name, mode)
+		}
+		if mode&0o040 != 0 && (pod.SecurityContext == nil || pod.SecurityContext.FSGroup == nil) {
+			t.Errorf("secret volume %s: mode %04o is group-readable but the pod sets no fsGroup", v.Name, mode)
+		}
+	}
 }
 
 func envValue(c corev1.Container, name string) string {

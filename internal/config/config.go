@@ -24,8 +24,13 @@ type Config struct {
 
 	ShutdownGrace time.Duration `env:"SHUTDOWN_GRACE, default=30s" desc:"time allowed for a graceful stop after SIGTERM; keep below the pod's terminationGracePeriodSeconds"`
 
+	// AllowReadableSecrets accepts secret files that other users can read.
+	AllowReadableSecrets bool `env:"ALLOW_READABLE_SECRETS, default=false" desc:"INSECURE: accept a private key, password or token file that other users may access (mode o+r, o+w or o+x: any of 0007), which is otherwise refused at start; the start then warns instead (tests only). A file only group-readable is accepted, with a warning when the group is not one of this process's (Kubernetes: defaultMode 0440 with the pod's fsGroup)"`
+
 	// set records which variables the environment provided (for Settings).
 	set map[string]bool
+	// warnings are the problems Load accepted (Warnings).
+	warnings []string
 }
 
 // API configures calls of the Payment Session Service.

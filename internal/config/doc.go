@@ -9,5 +9,8 @@
 // them in one go.
 //
 // Secrets (SASL and registry passwords) come from VAR or VAR_FILE, never both,
-// and are held in a Secret that never prints its value.
+// and are held in a Secret that never prints its value. A file holding a
+// private key, a password or a token that other users may open is refused
+// unless an INSECURE variable accepts the risk; errors show URLs without
+// userinfo.
 package config

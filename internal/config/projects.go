@@ -66,7 +66,7 @@ func (c *Config) validateExtraProjects(p *problems) {
 			p.add(name, "project %s is named twice (or is PAYSESSION_API_PROJECT)", id)
 		}
 		seen[id] = true
-		p.file(name, path)
+		p.secretFile(name, path)
 	}
 }
 

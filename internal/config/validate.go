@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"reflect"
@@ -21,10 +22,14 @@ const confirmDeadline = 240 * time.Minute
 // signature of an 8192-bit key alone is 1368 bytes.
 const minHeaderBytes = 4096
 
-// problems collects one error per bad variable; names are given without Prefix.
+// problems collects one error per bad variable, and the warnings of those
+// accepted with a risk; names are given without Prefix.
 type problems struct {
-	skip map[string]bool // full names that already failed to decode
-	errs fields.Errors
+	skip  map[string]bool // full names that already failed to decode
+	errs  fields.Errors
+	warns []string
+	// allowReadableSecrets is PAYSESSION_ALLOW_READABLE_SECRETS.
+	allowReadableSecrets bool
 }
 
 // add records a problem of variable Prefix+name, unless that variable
@@ -34,6 +39,11 @@ func (p *problems) add(name, format string, args ...any) {
 		return
 	}
 	p.errs.Add(Prefix+name, format, args...)
+}
+
+// warn records a warning about variable Prefix+name.
+func (p *problems) warn(name, format string, args ...any) {
+	p.warns = append(p.warns, Prefix+name+": "+fmt.Sprintf(format, args...))
 }
 
 func (p *problems) required(name, v string) bool {
@@ -56,15 +66,19 @@ func (p *problems) notNegative(name string, d time.Duration) {
 	}
 }
 
-// file checks that path names a readable regular file.
-func (p *problems) file(name, path string) {
+// file checks that path names a readable file and returns its FileInfo,
+// nil when it does not.
+func (p *problems) file(name, path string) os.FileInfo {
 	st, err := os.Stat(path)
 	switch {
 	case err != nil:
 		p.add(name, "cannot read %s: %v", path, unwrapPath(err))
 	case st.IsDir():
 		p.add(name, "%s is a directory, want a file", path)
+	default:
+		return st
 	}
+	return nil
 }
 
 func (p *problems) listenAddr(name, addr string) {
@@ -80,7 +94,7 @@ func validPort(s string) bool {
 
 // validate checks every value that decoded; skip holds those that did not.
 func (c *Config) validate(skip map[string]bool) []error {
-	p := &problems{skip: skip}
+	p := &problems{skip: skip, allowReadableSecrets: c.AllowReadableSecrets}
 	c.validateAPI(p)
 	c.validateKafka(p)
 	c.validateTopics(p)
@@ -95,6 +109,8 @@ func (c *Config) validate(skip map[string]bool) []error {
 		p.add("LOG_FORMAT", "must be json or text, got %q", c.Log.Format)
 	}
 	p.positive("SHUTDOWN_GRACE", c.ShutdownGrace)
+	c.validateSecretFiles(p)
+	c.warnings = p.warns
 	return p.errs.List()
 }
 
@@ -116,7 +132,7 @@ func (c *Config) validateAPI(p *problems) {
 	}
 	p.required("API_PROJECT", a.Project)
 	if p.required("API_PRIVATE_KEY_FILE", a.PrivateKeyFile) {
-		p.file("API_PRIVATE_KEY_FILE", a.PrivateKeyFile)
+		p.secretFile("API_PRIVATE_KEY_FILE", a.PrivateKeyFile)
 	}
 	c.validateExtraProjects(p)
 	if !signaturePadding(a.SignaturePadding) {
@@ -162,15 +178,21 @@ func (c *Config) validateKafka(p *problems) {
 	if k.SessionTimeout <= HeartbeatInterval {
 		p.add("KAFKA_SESSION_TIMEOUT", "must be longer than the %s heartbeat interval, got %s", HeartbeatInterval, k.SessionTimeout)
 	}
-	for _, nf := range [][2]string{{"KAFKA_TLS_CA_FILE", k.TLS.CAFile}, {"KAFKA_TLS_CERT_FILE", k.TLS.CertFile}, {"KAFKA_TLS_KEY_FILE", k.TLS.KeyFile}} {
-		name, f := nf[0], nf[1]
-		if f == "" {
+	for _, nf := range []struct {
+		name, path string
+		secret     bool
+	}{{"KAFKA_TLS_CA_FILE", k.TLS.CAFile, false}, {"KAFKA_TLS_CERT_FILE", k.TLS.CertFile, false}, {"KAFKA_TLS_KEY_FILE", k.TLS.KeyFile, true}} {
+		if nf.path == "" {
 			continue
 		}
 		if !k.TLS.Enabled {
-			p.add(name, "set but PAYSESSION_KAFKA_TLS_ENABLED is false")
+			p.add(nf.name, "set but PAYSESSION_KAFKA_TLS_ENABLED is false")
 		}
-		p.file(name, f)
+		if nf.secret {
+			p.secretFile(nf.name, nf.path)
+		} else {
+			p.file(nf.name, nf.path)
+		}
 	}
 	if (k.TLS.CertFile == "") != (k.TLS.KeyFile == "") {
 		p.add("KAFKA_TLS_CERT_FILE", "PAYSESSION_KAFKA_TLS_CERT_FILE and PAYSESSION_KAFKA_TLS_KEY_FILE must be set together")
@@ -207,7 +229,7 @@ func (c *Config) validateSASL(p *problems) {
 				"or set PAYSESSION_KAFKA_ALLOW_INSECURE_SASL=true to accept the risk")
 		}
 		if p.required("KAFKA_SASL_TOKEN_FILE", s.TokenFile) {
-			p.file("KAFKA_SASL_TOKEN_FILE", s.TokenFile)
+			p.secretFile("KAFKA_SASL_TOKEN_FILE", s.TokenFile)
 		}
 		if s.Username != "" || s.Password.IsSet() {
 			p.add("KAFKA_SASL_USERNAME", "PAYSESSION_KAFKA_SASL_USERNAME and PASSWORD are not used with OAUTHBEARER (the token names the principal)")

@@ -47,7 +47,7 @@ func loadConfig(t *testing.T, set map[string]string) *config.Config {
 		"PAYSESSION_API_PROJECT":                  "proj-1",
 		"PAYSESSION_API_PRIVATE_KEY_FILE":         priv,
 		"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES": pub,
-		"PAYSESSION_KAFKA_BROKERS":                "kafka-0:9092,kafka-1:9092",
+		"PAYSESSION_KAFKA_BROKERS":                "127.0.0.1:9092", // loopback: no TLS needed
 	}
 	for k, v := range set {
 		env[k] = v

@@ -69,11 +69,13 @@ type Kafka struct {
 	TLS                   TLS           `env:", prefix=TLS_"`
 	SASL                  SASL          `env:", prefix=SASL_"`
 	AllowInsecureSASL     bool          `env:"ALLOW_INSECURE_SASL, default=false" desc:"INSECURE: accept SASL PLAIN without TLS, which sends the password in clear on every connection (tests only); SCRAM never sends it and needs no such switch"`
+	// AllowPlaintext accepts TLS off to brokers that are not loopback.
+	AllowPlaintext bool `env:"ALLOW_PLAINTEXT, default=false" desc:"INSECURE: accept TLS_ENABLED=false with brokers that are not loopback; commands, which carry card numbers and security codes, and every outcome then cross the network unencrypted (tests only, or where the network encrypts the traffic itself, such as a service mesh with mutual TLS); the start warns"`
 }
 
 // TLS configures TLS to the brokers.
 type TLS struct {
-	Enabled            bool   `env:"ENABLED, default=false" desc:"use TLS to the brokers"`
+	Enabled            bool   `env:"ENABLED, default=false" desc:"use TLS to the brokers; without it every broker must be loopback (127.0.0.0/8, ::1, localhost) unless PAYSESSION_KAFKA_ALLOW_PLAINTEXT is set"`
 	CAFile             string `env:"CA_FILE" desc:"PEM CA bundle; system roots when empty"`
 	CertFile           string `env:"CERT_FILE" desc:"PEM client certificate (mutual TLS); needs KEY_FILE"`
 	KeyFile            string `env:"KEY_FILE" desc:"PEM client key (mutual TLS); needs CERT_FILE"`

@@ -48,7 +48,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// minimal returns the smallest valid environment.
+// minimal returns the smallest valid environment: its brokers are on
+// loopback, where Kafka without TLS is accepted.
 func minimal(t *testing.T) map[string]string {
 	priv, pub := keyFiles(t)
 	return map[string]string{
@@ -56,7 +57,7 @@ func minimal(t *testing.T) map[string]string {
 		"PAYSESSION_API_PROJECT":                  "proj-1",
 		"PAYSESSION_API_PRIVATE_KEY_FILE":         priv,
 		"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES": pub,
-		"PAYSESSION_KAFKA_BROKERS":                "kafka-0:9092,kafka-1:9092",
+		"PAYSESSION_KAFKA_BROKERS":                "localhost:9092,127.0.0.1:9093",
 	}
 }
 
@@ -76,7 +77,7 @@ func TestLoadDefaults(t *testing.T) {
 	}{
 		{"version", c.API.Version, 1},
 		{"padding", c.API.SignaturePadding, "pkcs1v15"},
-		{"brokers", strings.Join(c.Kafka.Brokers, "|"), "kafka-0:9092|kafka-1:9092"},
+		{"brokers", strings.Join(c.Kafka.Brokers, "|"), "localhost:9092|127.0.0.1:9093"},
 		{"max in flight", c.Pipeline.MaxInFlight, 256},
 		{"key margin", c.Pipeline.KeyLifetimeMargin, 23 * time.Hour},
 		{"webhook addr", c.Webhook.ListenAddr, ":8080"},

@@ -10,7 +10,7 @@
 //
 // Secrets (SASL and registry passwords) come from VAR or VAR_FILE, never both,
 // and are held in a Secret that never prints its value. A file holding a
-// private key, a password or a token that other users may open is refused
-// unless an INSECURE variable accepts the risk; errors show URLs without
-// userinfo.
+// private key, a password or a token that other users may open is refused,
+// as is Kafka without TLS to a broker that is not loopback, unless an
+// INSECURE variable accepts the risk; errors show URLs without userinfo.
 package config

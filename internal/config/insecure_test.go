@@ -6,8 +6,9 @@ import (
 )
 
 // TestInsecureTransportsNeedConsent: a plain http:// API URL that leaves the
-// machine, and SASL PLAIN without TLS, are refused at load unless the
-// variable that says so is set; the error names that variable.
+// machine, SASL PLAIN without TLS, and Kafka without TLS to a broker that is
+// not loopback, are refused at load unless the variable that says so is
+// set; the error names that variable.
 func TestInsecureTransportsNeedConsent(t *testing.T) {
 	plain := map[string]string{"PAYSESSION_KAFKA_SASL_MECHANISM": "PLAIN", "PAYSESSION_KAFKA_SASL_USERNAME": "u",
 		"PAYSESSION_KAFKA_SASL_PASSWORD": "p"}
@@ -54,6 +55,17 @@ func TestInsecureTransportsNeedConsent(t *testing.T) {
 		{"sasl plain without tls, allowed", with(plain, "PAYSESSION_KAFKA_ALLOW_INSECURE_SASL", "true"), ""},
 		{"sasl plain over tls", with(plain, "PAYSESSION_KAFKA_TLS_ENABLED", "true"), ""},
 		{"sasl scram without tls", with(plain, "PAYSESSION_KAFKA_SASL_MECHANISM", "SCRAM-SHA-512"), ""},
+		{"kafka without tls to remote brokers", map[string]string{"PAYSESSION_KAFKA_BROKERS": "kafka-0:9092, 127.0.0.1:9093,kafka-1.kafka:9092"},
+			"PAYSESSION_KAFKA_TLS_ENABLED: false, but brokers kafka-0:9092, kafka-1.kafka:9092 are not loopback: commands, which carry card numbers and security codes, " +
+				"and every outcome would cross the network unencrypted; set PAYSESSION_KAFKA_TLS_ENABLED=true, or set PAYSESSION_KAFKA_ALLOW_PLAINTEXT=true"},
+		{"kafka without tls to a private address", map[string]string{"PAYSESSION_KAFKA_BROKERS": "10.0.0.7:9092"}, "PAYSESSION_KAFKA_ALLOW_PLAINTEXT"},
+		{"kafka without tls to a look-alike of loopback", map[string]string{"PAYSESSION_KAFKA_BROKERS": "127.0.0.1.nip.io:9092"}, "PAYSESSION_KAFKA_ALLOW_PLAINTEXT"},
+		{"kafka without tls to remote brokers, allowed", map[string]string{"PAYSESSION_KAFKA_BROKERS": "kafka-0:9092",
+			"PAYSESSION_KAFKA_ALLOW_PLAINTEXT": "true"}, ""},
+		{"kafka with tls to remote brokers", map[string]string{"PAYSESSION_KAFKA_BROKERS": "kafka-0:9092", "PAYSESSION_KAFKA_TLS_ENABLED": "true"}, ""},
+		{"kafka without tls to loopback brokers", map[string]string{"PAYSESSION_KAFKA_BROKERS": "127.0.0.1:9092,127.8.9.10:9092,[::1]:9093,LocalHost:9094"}, ""},
+		{"sasl plain allowed without tls, remote brokers not", with(plain, "PAYSESSION_KAFKA_ALLOW_INSECURE_SASL", "true",
+			"PAYSESSION_KAFKA_BROKERS", "kafka-0:9092"), "PAYSESSION_KAFKA_ALLOW_PLAINTEXT"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,5 +83,28 @@ func TestInsecureTransportsNeedConsent(t *testing.T) {
 				t.Fatalf("error %v\nwant it to contain %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestInsecureSwitchesWarn: what an INSECURE switch lets through is still
+// reported, as a warning naming the variable, for the start to log.
+func TestInsecureSwitchesWarn(t *testing.T) {
+	env := minimal(t)
+	env["PAYSESSION_KAFKA_BROKERS"] = "kafka-0:9092,127.0.0.1:9093"
+	env["PAYSESSION_KAFKA_ALLOW_PLAINTEXT"] = "true"
+	c, err := load(t, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "PAYSESSION_KAFKA_TLS_ENABLED: false with brokers kafka-0:9092 that are not loopback"
+	if w := c.Warnings(); len(w) != 1 || !strings.Contains(w[0], want) {
+		t.Errorf("warnings %q, want one with %q", w, want)
+	}
+	c, err = load(t, minimal(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := c.Warnings(); len(w) != 0 {
+		t.Errorf("loopback brokers: warnings %q, want none", w)
 	}
 }

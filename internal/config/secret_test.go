@@ -98,7 +98,7 @@ func TestRedactedPrintsEverySettingWithoutSecrets(t *testing.T) {
 		"PAYSESSION_KAFKA_SASL_PASSWORD=[redacted]\t# env",
 		"PAYSESSION_API_PRIVATE_KEY_FILE=" + env["PAYSESSION_API_PRIVATE_KEY_FILE"] + "\t# env",
 		"PAYSESSION_PIPELINE_MAX_IN_FLIGHT=256\t# default",
-		"PAYSESSION_KAFKA_BROKERS=kafka-0:9092,kafka-1:9092\t# env",
+		"PAYSESSION_KAFKA_BROKERS=localhost:9092,127.0.0.1:9093\t# env",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("Redacted lacks %q", want)

@@ -57,6 +57,6 @@ func (c *Config) validateSecretFiles(p *problems) {
 
 // Warnings returns the risks Load accepted, each naming its variable: a
 // secret file readable by a group this process is not in, and what
-// PAYSESSION_ALLOW_READABLE_SECRETS lets through. The caller logs them at
-// start.
+// PAYSESSION_ALLOW_READABLE_SECRETS or PAYSESSION_KAFKA_ALLOW_PLAINTEXT let
+// through. The caller logs them at start.
 func (c *Config) Warnings() []string { return c.warnings }

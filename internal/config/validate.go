@@ -164,10 +164,26 @@ func (c *Config) validateKafka(p *problems) {
 	if len(k.Brokers) == 0 {
 		p.add("KAFKA_BROKERS", "required")
 	}
+	var remote []string // brokers past the loopback interface
 	for _, b := range k.Brokers {
-		if h, port, err := net.SplitHostPort(strings.TrimSpace(b)); err != nil || h == "" || !validPort(port) {
+		b = strings.TrimSpace(b)
+		h, port, err := net.SplitHostPort(b)
+		switch {
+		case err != nil || h == "" || !validPort(port):
 			p.add("KAFKA_BROKERS", "must be host:port, got %q", RedactURL(b))
+		case !loopback(h):
+			remote = append(remote, RedactURL(b))
 		}
+	}
+	switch {
+	case len(remote) == 0 || k.TLS.Enabled:
+	case k.AllowPlaintext:
+		p.warn("KAFKA_TLS_ENABLED", "false with brokers %s that are not loopback: commands and outcomes cross the network unencrypted "+
+			"(accepted by PAYSESSION_KAFKA_ALLOW_PLAINTEXT)", strings.Join(remote, ", "))
+	default:
+		p.add("KAFKA_TLS_ENABLED", "false, but brokers %s are not loopback: commands, which carry card numbers and security codes, "+
+			"and every outcome would cross the network unencrypted; set PAYSESSION_KAFKA_TLS_ENABLED=true, "+
+			"or set PAYSESSION_KAFKA_ALLOW_PLAINTEXT=true to accept the risk", strings.Join(remote, ", "))
 	}
 	p.required("KAFKA_CLIENT_ID", k.ClientID)
 	p.required("KAFKA_GROUP_ID", k.GroupID)

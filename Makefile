@@ -71,7 +71,7 @@ done; \
 echo "fuzz: $$n targets fuzzed for $(1) each"
 endef
 
-.PHONY: help build test test-with-kafka test-libcrypto check unit integration faults fuzz fuzz-short bench demo lint kafka-up kafka-down kafka-status clean
+.PHONY: help build test test-with-kafka test-libcrypto check unit integration faults fuzz fuzz-short bench bench-scale demo lint kafka-up kafka-down kafka-status clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -124,6 +124,9 @@ fuzz: ## every Fuzz* target for FUZZTIME (60s) each
 
 bench: ## end-to-end benchmark (broker, sandbox, connector): table + .cache/bench.json; BENCH_FLAGS=-h lists knobs
 	$(GO) run ./integration/bench -out .cache/bench.json $(BENCH_FLAGS)
+
+bench-scale: ## session writer takeover vs sessions partition size (not in test): table + .cache/bench-scale.json; BENCH_SCALE_FLAGS=-h lists knobs
+	$(GO) run ./integration/bench/scale -out .cache/bench-scale.json $(BENCH_SCALE_FLAGS)
 
 demo: ## the whole system in one process: in-process Kafka, sandbox, connector, sample producer
 	$(GO) run ./cmd/connector demo

@@ -2,6 +2,7 @@ package sessionwriter
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/paysession/paysession/connector/sessionstate"
 )
@@ -59,7 +60,9 @@ func (m *sessionMap[V]) set(id string, v V) {
 	if n, ok := numberOf(id); ok {
 		m.nums[n] = v
 	} else {
-		m.names[id] = v
+		// A copy: a decoded id may share its memory with the whole
+		// decoded record, which the map would then keep alive.
+		m.names[strings.Clone(id)] = v
 	}
 	m.peak = max(m.peak, m.len())
 }

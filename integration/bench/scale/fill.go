@@ -67,9 +67,9 @@ func (f fill) at(i int) time.Time {
 	return f.Now.Add(-recentFrom + time.Duration(float64(recentFrom)*float64(j)/float64(f.Recent)))
 }
 
-// sessionID names session i: fixed width, so that every session costs
-// the writer the same.
-func sessionID(i int) string { return fmt.Sprintf("ps_%010d", i) }
+// sessionID names session i in the service's shape, ps_<number>, all of
+// one width so that every session costs the writer the same.
+func sessionID(i int) string { return fmt.Sprintf("ps_%d", 1_000_000_000+i) }
 
 // session returns the state of session i as the session writer wrote it
 // at record time at: accepted, its card payment succeeded.

@@ -14,10 +14,12 @@ import (
 )
 
 // clientSections are the variable prefixes that produce and tail read: the
-// Kafka connection, the topic names, the schema registry and logging. The
+// Kafka connection, the topic names, the schema registry, logging, and the
+// consent to secret files other users may read (those of the Kafka and
+// registry credentials are checked). The
 // API, webhook and policy variables of `run` are not needed to write a
 // command or read an outcome, so they are neither required nor checked.
-var clientSections = []string{"KAFKA_", "TOPIC_", "REGISTRY_", "LOG_"}
+var clientSections = []string{"KAFKA_", "TOPIC_", "REGISTRY_", "LOG_", "ALLOW_READABLE_SECRETS"}
 
 // clientPlaceholders satisfy the checks of variables that produce and tail
 // do not use (config.Load validates the whole configuration).

@@ -97,6 +97,7 @@ func runConnector(ctx context.Context, env envconfig.Lookuper, stderr io.Writer)
 		return exitUsage
 	}
 	log := connector.NewLogger(stderr, cfg.Log)
+	warnRisks(log, cfg)
 	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: log})
 	if err != nil {
 		log.Error("start failed", slog.Any("error", err))
@@ -137,6 +138,7 @@ func runRedrive(ctx context.Context, args []string, env envconfig.Lookuper, stdo
 		return exitUsage
 	}
 	log := connector.NewLogger(stderr, cfg.Log)
+	warnRisks(log, cfg)
 	_, dec, err := connector.NewCodecs(ctx, cfg, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "connector: %v\n", err)
@@ -157,4 +159,12 @@ func runRedrive(ctx context.Context, args []string, env envconfig.Lookuper, stdo
 		return exitFailed
 	}
 	return exitOK
+}
+
+// warnRisks logs each risk the configuration was accepted with (an INSECURE
+// variable set), once at the start.
+func warnRisks(log *slog.Logger, cfg *config.Config) {
+	for _, w := range cfg.Warnings() {
+		log.Warn("configuration accepted with a risk", slog.String("warning", w))
+	}
 }

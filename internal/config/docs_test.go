@@ -42,3 +42,20 @@ func TestVariablesDoc(t *testing.T) {
 		t.Errorf("%s is stale; run go test ./internal/config -run VariablesDoc -update", golden)
 	}
 }
+
+// TestREADMEConfigurationTable: the README's configuration table is
+// testdata/variables.md, row for row, so the two cannot drift.
+func TestREADMEConfigurationTable(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("testdata", "variables.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), string(want)) {
+		t.Errorf("README.md's configuration table differs from %s; copy that file's table into the README's Configuration section",
+			filepath.Join("internal", "config", "testdata", "variables.md"))
+	}
+}

@@ -11,13 +11,18 @@ import (
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/header"
 	"github.com/paysession/paysession/internal/payapi"
+	"github.com/paysession/paysession/internal/sensitive"
 )
 
 // This file maps outcomes (the API model and the pipeline's decisions) to
 // the Kafka model: command-result, session-state and retry records (dead
 // letters: deadletter.go). resultOf and retryRecord are pure.
 
-// resultOf builds the command-result of a finished command.
+// resultOf builds the command-result of a finished command. Its error text
+// may come from the API (which may echo the request) or quote the command:
+// the description is scrubbed by the one matcher of card data, the code,
+// field and rule are kept only in their shape (sensitive.Token,
+// sensitive.FieldPath), else "unparseable".
 func resultOf(out *outcome, now time.Time, apiVersion int) *codec.CommandResult {
 	in := out.in
 	r := &codec.CommandResult{
@@ -27,10 +32,10 @@ func resultOf(out *outcome, now time.Time, apiVersion int) *codec.CommandResult 
 		SourcePartition:  in.src.Partition,
 		SourceOffset:     in.src.Offset,
 		Status:           out.verdict.Status,
-		ErrorCode:        optional(out.verdict.Code),
-		ErrorDescription: optional(truncate(out.verdict.Description, maxDescription)),
-		ErrorField:       optional(out.verdict.Field),
-		ErrorRule:        optional(out.verdict.Rule),
+		ErrorCode:        optional(sensitive.Token(out.verdict.Code)),
+		ErrorDescription: optional(publicDescription(out.verdict.Description)),
+		ErrorField:       optional(sensitive.FieldPath(out.verdict.Field)),
+		ErrorRule:        optional(sensitive.Token(out.verdict.Rule)),
 		SessionID:        optional(out.sessionID),
 		Attempts:         int32(out.attempts),
 		FirstAttemptAt:   optionalTime(out.first),
@@ -104,6 +109,14 @@ type learned struct {
 // maxDescription bounds a result's error description: results stay small
 // whatever the command (a decode error may quote a long value).
 const maxDescription = 1024
+
+// publicDescription is an error description as a result publishes it:
+// scrubbed of card data and long digit groups (codec.Scrub), cut to
+// maxDescription, and scrubbed again, since a cut can leave a group that
+// reads differently.
+func publicDescription(s string) string {
+	return codec.Scrub(truncate(codec.Scrub(s), maxDescription))
+}
 
 // truncate cuts s to at most n bytes on a UTF-8 boundary, marking the cut.
 func truncate(s string, n int) string {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"reflect"
 	"strings"
+
+	"github.com/paysession/paysession/internal/sensitive"
 )
 
 // decodeJSON decodes a strict JSON command: member names that are not
@@ -46,13 +48,16 @@ func jsonError(err error) *DecodeError {
 	case errors.As(err, &syntax):
 		return &DecodeError{Format: FormatJSON, Reason: fmt.Sprintf("invalid JSON at offset %d", syntax.Offset)}
 	case errors.As(err, &typeErr):
-		return &DecodeError{Format: FormatJSON, Field: typeErr.Field, Reason: fmt.Sprintf("wrong type: got JSON %s, want %s", typeErr.Value, jsonKind(typeErr))}
+		return &DecodeError{Format: FormatJSON, Field: sensitive.FieldPath(typeErr.Field), Reason: fmt.Sprintf("wrong type: got JSON %s, want %s", typeErr.Value, jsonKind(typeErr))}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return &DecodeError{Format: FormatJSON, Reason: "truncated JSON"}
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, `json: unknown field "`); ok {
 		name = strings.TrimSuffix(name, `"`)
+		if seg := memberSegment(name); seg != name {
+			return &DecodeError{Format: FormatJSON, Field: seg, Reason: fmt.Sprintf("unknown field (member name %q)", name)}
+		}
 		return &DecodeError{Format: FormatJSON, Field: name, Reason: "unknown field"}
 	}
 	if strings.Contains(msg, "metadata") {

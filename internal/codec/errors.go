@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/paysession/paysession/internal/sensitive"
 )
@@ -74,20 +75,29 @@ const (
 	RuleCardData = "card_data"
 )
 
-// scrubFinder finds card data in error strings: card numbers and security
-// codes as everywhere (sensitive.Finder), and also every group of 12 or more
-// digits, which may be part of a card number an error quotes.
-var scrubFinder = sensitive.Finder{LongDigits: true}
-
-// scrub replaces anything that looks like card data with a mask.
-func scrub(s string) string {
-	return scrubFinder.Replace(s, func(sensitive.Match) string { return "[redacted]" })
-}
+// scrub replaces anything that looks like card data with "[redacted]"
+// (sensitive.Scrub).
+func scrub(s string) string { return sensitive.Scrub(s) }
 
 // Scrub replaces card data in s with "[redacted]": every group of 12 or
 // more digits, every card number (Luhn-valid 12–19 digits, also grouped by
 // any single separator, as "4111.1111.1111.1111" or "4111/1111/1111/1111",
-// or JSON-escaped) and every security code after its name ("cvv 737"). Use
-// it on any text that may quote a command value before it reaches a log or a
-// topic. Text without card data comes back as is, without allocating.
-func Scrub(s string) string { return scrub(s) }
+// or JSON-escaped) and every security code after its name ("cvv 737",
+// `"Security_Code":"737"`, "cvc=123"). Use it on any text that may quote a
+// command value before it reaches a log or a topic. Text without card data
+// comes back as is, without allocating. It is sensitive.Scrub, the one
+// matcher the API client uses on the service's error text too.
+func Scrub(s string) string { return sensitive.Scrub(s) }
+
+// memberSegment returns a member name of a command as a segment of a
+// published field path (DecodeError.Field, ValidationError.Field): the name
+// when it is one (sensitive.FieldPath: ASCII letters, digits, '_' and '-',
+// no card data), else "*". A member name is the producer's text, and a
+// field path is published as it is: "4111111111111111" or "cvv 737" as a
+// member name must not come back in error_field.
+func memberSegment(name string) string {
+	if strings.Contains(name, ".") || sensitive.FieldPath(name) != name {
+		return "*"
+	}
+	return name
+}

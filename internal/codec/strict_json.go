@@ -10,6 +10,8 @@ import (
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/paysession/paysession/internal/sensitive"
 )
 
 // Strict JSON is what the architecture promises for commands and what
@@ -51,17 +53,28 @@ func (p *strictProblem) in(seg string) *strictProblem {
 }
 
 // decodeError returns p as the *DecodeError of format f, naming the dotted
-// field path ("customer.emails[1]").
+// field path ("customer.emails[1]"). A member name that cannot stand in a
+// published path (memberSegment) is "*" there, and quoted in the reason
+// instead, which the error's text scrubs.
 func (p *strictProblem) decodeError(f Format) *DecodeError {
 	var b strings.Builder
+	reason, hidden := p.reason, false
 	for i := len(p.segs) - 1; i >= 0; i-- {
 		s := p.segs[i]
-		if b.Len() > 0 && !strings.HasPrefix(s, "[") {
-			b.WriteByte('.')
+		if !strings.HasPrefix(s, "[") {
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			if m := memberSegment(s); m != s {
+				if !hidden {
+					reason, hidden = fmt.Sprintf("%s (member name %q)", reason, s), true
+				}
+				s = m
+			}
 		}
 		b.WriteString(s)
 	}
-	return &DecodeError{Format: f, Field: b.String(), Reason: p.reason}
+	return &DecodeError{Format: f, Field: sensitive.FieldPath(b.String()), Reason: reason}
 }
 
 // Strictness reasons.

@@ -62,14 +62,14 @@ func TestStrictJSONRejects(t *testing.T) {
 		{"UTF-8 encoded surrogate", KindCapture, "{\"session_id\":\"ps_\xed\xa0\x80\"}", "session_id", "not valid UTF-8"},
 		{"invalid UTF-8 in a nested string", KindInitPayout, "{\"customer\":{\"reference\":\"a\",\"emails\":[\"a@b.c\",\"x\xfe@b.c\"]}}", "customer.emails[1]", "not valid UTF-8"},
 		{"invalid UTF-8 in a card field", KindInitPayout, "{\"instrument\":{\"type\":\"card\",\"card\":{\"type\":\"bank_card\",\"bank_card\":{\"number\":\"4111\xff\"}}}}", "instrument.card.bank_card.number", "not valid UTF-8"},
-		{"invalid UTF-8 in a member name", KindCapture, "{\"session_id\":\"ps_1\",\"amo\xffunt\":1}", "amo\uFFFDunt", "member name is not valid UTF-8"},
-		{"invalid UTF-8 in a nested member name", KindInitPayout, "{\"customer\":{\"\xc0\":1}}", "customer.\uFFFD", "member name is not valid UTF-8"},
+		{"invalid UTF-8 in a member name", KindCapture, "{\"session_id\":\"ps_1\",\"amo\xffunt\":1}", "*", "member name is not valid UTF-8"},
+		{"invalid UTF-8 in a nested member name", KindInitPayout, "{\"customer\":{\"\xc0\":1}}", "customer.*", "member name is not valid UTF-8"},
 		{"invalid UTF-8 inside metadata", KindRefund, "{\"session_id\":\"ps_1\",\"metadata\":{\"note\":\"\xff\"}}", "metadata", "not valid UTF-8"},
 		{"lone high surrogate escape", KindCapture, `{"session_id":"ps_\ud800"}`, "session_id", "lone surrogate"},
 		{"lone low surrogate escape", KindCapture, `{"session_id":"ps_\udc00x"}`, "session_id", "lone surrogate"},
 		{"reversed surrogate pair", KindCapture, `{"session_id":"\ude00\ud83d"}`, "session_id", "lone surrogate"},
-		{"lone surrogate in a member name", KindCapture, `{"session_id":"ps_1","\ud800":1}`, "\uFFFD", "lone surrogate"},
-		{"fuzz finding: lone surrogate between digits of a member name", KindCapture, `{"00000000\ud80000000000001A":1}`, "00000000\uFFFD00000000001A", "lone surrogate"},
+		{"lone surrogate in a member name", KindCapture, `{"session_id":"ps_1","\ud800":1}`, "*", "lone surrogate"},
+		{"fuzz finding: lone surrogate between digits of a member name", KindCapture, `{"00000000\ud80000000000001A":1}`, "*", "lone surrogate"},
 	}
 	d, _ := NewDecoder(DecoderConfig{})
 	for _, tt := range tests {

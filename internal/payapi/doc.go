@@ -14,8 +14,10 @@
 // (signing.Signer, Base64 in X-PARTNER-SIGN) and sent. Every failure is a
 // *Error classified as retryable or final, with Sent telling whether the
 // request may have reached the service (an ambiguous outcome). Card numbers,
-// security codes and keys never appear in an error or a log line; error
-// descriptions echoed by the service are scrubbed of long digit runs.
+// security codes and keys never appear in an error or a log line: the
+// service's error descriptions (which may echo the request) go through the
+// one matcher of card data (sensitive.Scrub), and the field and rule of an
+// invalid_request are parsed, never copied (fieldRule).
 //
 // What the spec leaves open is read leniently where a strict reading would
 // lose a whole result for one detail: an ok response without its optional

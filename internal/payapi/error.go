@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/paysession/paysession/internal/sensitive"
 )
 
 // API error codes (spec "Errors").
@@ -34,9 +37,12 @@ const (
 // and Sent rather than matching strings.
 type Error struct {
 	Code        string // API code or one of the client codes above
-	Description string // scrubbed: never contains card data or keys
-	Field, Rule string // from "<field path>.<rule>" of invalid_request
-	HTTPStatus  int    // 0 when no response was received
+	Description string // scrubbed (sensitive.Scrub): never contains card data or keys
+	// Field and Rule are parsed from "<field path>.<rule>" of
+	// invalid_request (fieldRule): a field path and a short identifier, or
+	// sensitive.Unparseable, never free text.
+	Field, Rule string
+	HTTPStatus  int // 0 when no response was received
 	Retryable   bool
 	RetryAfter  time.Duration // from Retry-After, when given
 	// Sent reports that the request bytes may have reached the service, so
@@ -60,7 +66,7 @@ func (e *Error) Error() string {
 		b.WriteString(": " + e.Description)
 	}
 	if e.Err != nil {
-		if msg := scrubDigits(e.Err.Error()); !strings.Contains(e.Description, msg) {
+		if msg := sensitive.Scrub(e.Err.Error()); !strings.Contains(e.Description, msg) {
 			b.WriteString(": " + msg)
 		}
 	}
@@ -92,75 +98,49 @@ func retryableStatus(status int) bool {
 	return status >= 500 || status == 429
 }
 
-// splitFieldRule parses "<field path>.<rule>": the rule is the last dot
-// segment. Descriptions that are not a dotted path (e.g. sentences) give
-// empty Field and Rule.
-func splitFieldRule(desc string) (field, rule string) {
-	if desc == "" || strings.ContainsAny(desc, " \t\n\r") {
+// fieldRule parses the "<field path>.<rule>" description of an
+// invalid_request error: the rule is the last dot segment, the field what
+// precedes it ("unique" alone is a rule). Each is kept only when it has its
+// shape — a field path (sensitive.FieldPath) and a short identifier
+// (sensitive.Token), holding no card data — and is otherwise
+// sensitive.Unparseable; a description that is not a dotted path at all (a
+// sentence, a request the service or a proxy echoed) gives Unparseable for
+// both. They are parsed, never scrubbed: they reach the results topic as
+// values a consumer may act on.
+func fieldRule(desc string) (field, rule string) {
+	switch {
+	case desc == "":
 		return "", ""
+	case strings.ContainsAny(desc, " \t\n\r"):
+		return sensitive.Unparseable, sensitive.Unparseable
 	}
 	i := strings.LastIndexByte(desc, '.')
 	if i < 0 {
-		return "", desc
+		return "", sensitive.Token(desc)
 	}
-	return desc[:i], desc[i+1:]
+	field, rule = sensitive.FieldPath(desc[:i]), sensitive.Token(desc[i+1:])
+	if field == "" || rule == "" { // ".blank", "amount."
+		return sensitive.Unparseable, sensitive.Unparseable
+	}
+	return field, rule
 }
 
-// scrubDigits masks every run of 12 or more digits (allowing single spaces or
-// dashes between digits, as card numbers are often written) except its last
-// four digits, so an echoed card or account number cannot leak.
-func scrubDigits(s string) string {
-	var out []byte
-	for i := 0; i < len(s); {
-		if !isDigit(s[i]) {
-			i++
-			continue
-		}
-		end, digits := digitRun(s, i)
-		if digits >= 12 {
-			if out == nil {
-				out = []byte(s)
-			}
-			maskRun(out[i:end], digits-4)
-		}
-		i = end
-	}
-	if out == nil {
+// publicText is text from outside (an API error description, a decoder's
+// error) as an Error may carry it: scrubbed by the one matcher
+// (sensitive.Scrub), then cut to at most max bytes on a UTF-8 boundary, and
+// scrubbed again, since a cut can leave a digit group that reads
+// differently.
+func publicText(s string, max int) string {
+	s = sensitive.Scrub(s)
+	if len(s) <= max {
 		return s
 	}
-	return string(out)
-}
-
-// digitRun returns the end of the digit run starting at i and its digit count.
-func digitRun(s string, i int) (end, digits int) {
-	end = i
-	for j := i; j < len(s); j++ {
-		c := s[j]
-		switch {
-		case isDigit(c):
-			digits++
-			end = j + 1
-		case (c == ' ' || c == '-') && j+1 < len(s) && isDigit(s[j+1]) && j > i && isDigit(s[j-1]):
-		default:
-			return end, digits
-		}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
 	}
-	return end, digits
+	return sensitive.Scrub(s[:cut])
 }
-
-func maskRun(b []byte, n int) {
-	for k := range b {
-		if n == 0 {
-			return
-		}
-		if isDigit(b[k]) {
-			b[k] = '*'
-			n--
-		}
-	}
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // retryAfter parses Retry-After as delay-seconds or an HTTP-date relative to now.
 func retryAfter(v string, now time.Time) time.Duration {
@@ -187,6 +167,6 @@ func retryAfter(v string, now time.Time) time.Duration {
 // ambiguous and the call is retryable (replay with the same key).
 func malformed(endpoint string, status int, format string, args ...any) *Error {
 	return &Error{Code: CodeMalformedResponse, Endpoint: endpoint, HTTPStatus: status,
-		Description: scrubDigits(fmt.Sprintf(format, args...)),
+		Description: sensitive.Scrub(fmt.Sprintf(format, args...)),
 		Retryable:   status/100 == 2 || retryableStatus(status), Sent: true}
 }

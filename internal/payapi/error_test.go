@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paysession/paysession/internal/sensitive"
 )
 
 func envelopeError(code, desc string) string {
@@ -63,7 +65,7 @@ func classificationCases() []classCase {
 		{name: "invalid_request without field", handler: jsonResponse(400, envelopeError("invalid_request", "unique")),
 			code: "invalid_request", status: 400, sent: true, rule: "unique"},
 		{name: "invalid_request echoing a card number", handler: jsonResponse(400, envelopeError("invalid_request", "card 4111 1111 1111 1111 is invalid")),
-			code: "invalid_request", status: 400, sent: true, desc: "card **** **** **** 1111 is invalid"},
+			code: "invalid_request", status: 400, sent: true, desc: "card [redacted] is invalid", field: "unparseable", rule: "unparseable"},
 		{name: "repository_record_not_found", handler: jsonResponse(404, envelopeError("repository_record_not_found", "Internal error")),
 			code: "repository_record_not_found", status: 404, sent: true},
 		{name: "repository_record_not_found on 500 is still final", handler: jsonResponse(500, envelopeError("repository_record_not_found", "Internal error")),
@@ -218,20 +220,70 @@ func TestInvalidIdempotencyKeyIsNotSent(t *testing.T) {
 	}
 }
 
-func TestScrubDigits(t *testing.T) {
-	cases := map[string]string{
-		"":                                      "",
-		"no digits":                             "no digits",
-		"phone 79000000000":                     "phone 79000000000",
-		"pan 4111111111111111.":                 "pan ************1111.",
-		"4111-1111-1111-1111":                   "****-****-****-1111",
-		"acct 40817810099910004312 x":           "acct ****************4312 x",
-		"ts 2026-11-23 and 123456789012":        "ts 2026-11-23 and ********9012",
-		"two 5555555555554444,4000000000000002": "two ************4444,************0002",
+// TestErrorTextFromAnEchoingService: a service (or a proxy, a WAF) that
+// echoes the request in its error puts card data in the code, description,
+// field and rule; none of it reaches the *Error or its text, in any form
+// (issue 37 item 1).
+func TestErrorTextFromAnEchoingService(t *testing.T) {
+	body := `{"instrument":{"number":"4111.1111.1111.1111","security_code":"737"},"note":"CVV 321 cvc=123","alt":"\u0034\u0030\u0030\u0030000000000002"}`
+	for _, tc := range []struct {
+		name, code, desc   string
+		field, rule, inDoc string // want: field and rule
+	}{
+		{name: "body echoed", code: "invalid_request", desc: "bad request: " + body,
+			field: sensitive.Unparseable, rule: sensitive.Unparseable},
+		{name: "card in the rule", code: "invalid_request", desc: "payment_details.card.4000/0000/0000/0259",
+			field: "payment_details.card", rule: sensitive.Unparseable},
+		{name: "card across field and rule", code: "invalid_request", desc: "payment_details.number.4111.1111.1111.1111",
+			field: sensitive.Unparseable, rule: sensitive.Unparseable},
+		{name: "code in the rule", code: "invalid_request", desc: "security_code.cvv737",
+			field: "security_code", rule: sensitive.Unparseable},
+		{name: "body as the code", code: body, desc: "x", field: "", rule: ""},
+		{name: "well-formed", code: "invalid_request", desc: "headers.X-PARTNER-SIGN.blank",
+			field: "headers.X-PARTNER-SIGN", rule: "blank"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := newFakeService(t, jsonResponse(400, envelopeError(tc.code, tc.desc)))
+			c := newTestClient(t, fake.srv.URL, 1)
+			_, err := c.Status(context.Background(), "ps_1")
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("err %v is not *Error", err)
+			}
+			if e.Field != tc.field || e.Rule != tc.rule {
+				t.Errorf("field %q rule %q, want %q %q", e.Field, e.Rule, tc.field, tc.rule)
+			}
+			for what, text := range map[string]string{"code": e.Code, "description": e.Description, "field": e.Field,
+				"rule": e.Rule, "error": err.Error()} {
+				if sensitive.ContainsCardData(text) {
+					t.Errorf("%s holds card data: %q", what, sensitive.MaskText(text))
+				}
+				for _, digits := range []string{"4111", "4000", "0259", "737", "321", "123"} {
+					if strings.Contains(text, digits) {
+						t.Errorf("%s holds %s: %q", what, digits, sensitive.MaskText(text))
+					}
+				}
+			}
+		})
 	}
-	for in, want := range cases {
-		if got := scrubDigits(in); got != want {
-			t.Errorf("scrubDigits(%q) = %q, want %q", in, got, want)
+}
+
+func TestPublicText(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"pan 4111 1111 1111 1111.", 100, "pan [redacted]."},
+		{"acct 40817810099910004312 x", 100, "acct [redacted] x"},
+		{"ts 2026-11-23 and 123456789012", 100, "ts 2026-11-23 and [redacted]"},
+		{`{"security_code":"737"}`, 100, `{"security_code":"[redacted]"}`},
+		{"4111/1111/1111/1111 and more", 12, "[redacted] a"},
+		{"ключ", 3, "к"},
+		{"phone 79000000000", 100, "phone 79000000000"},
+	} {
+		if got := publicText(tc.in, tc.max); got != tc.want {
+			t.Errorf("publicText(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
 		}
 	}
 }

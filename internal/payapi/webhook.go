@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/paysession/paysession/internal/sensitive"
 	"github.com/paysession/paysession/internal/signing"
 )
 
@@ -103,10 +104,11 @@ func detectVersion(raw json.RawMessage) (int, error) {
 	return 0, nil
 }
 
-// scrubbedError keeps the chain of err but masks digit runs in its text.
+// scrubbedError keeps the chain of err but scrubs card data and long digit
+// groups from its text (sensitive.Scrub).
 type scrubbed struct{ err error }
 
-func (s scrubbed) Error() string { return scrubDigits(s.err.Error()) }
+func (s scrubbed) Error() string { return sensitive.Scrub(s.err.Error()) }
 func (s scrubbed) Unwrap() error { return s.err }
 
 func scrubbedError(err error) error { return scrubbed{err} }

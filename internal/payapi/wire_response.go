@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/paysession/paysession/internal/sensitive"
 )
 
 // Inbound mapping: JSON of API v1 or v2 to the version-neutral model.
@@ -83,14 +85,13 @@ func parseEnvelope(ep string, status int, h http.Header, body []byte, now time.T
 }
 
 func apiError(ep string, status int, h http.Header, we *wireError, now time.Time) *Error {
-	desc := scrubDigits(we.Description)
-	if len(desc) > maxDescription {
-		desc = desc[:maxDescription]
-	}
-	e := &Error{Code: scrubDigits(we.Code), Description: desc, HTTPStatus: status, Endpoint: ep, Sent: true,
-		Retryable: classifyCode(we.Code, status)}
-	if e.Code == CodeInvalidRequest {
-		e.Field, e.Rule = splitFieldRule(desc)
+	// The code and description are the service's text, which may echo the
+	// request: the code is kept only as a token, the description scrubbed,
+	// the field and rule parsed from the raw description (fieldRule).
+	e := &Error{Code: sensitive.Token(we.Code), Description: publicText(we.Description, maxDescription),
+		HTTPStatus: status, Endpoint: ep, Sent: true, Retryable: classifyCode(we.Code, status)}
+	if we.Code == CodeInvalidRequest {
+		e.Field, e.Rule = fieldRule(we.Description)
 	}
 	if e.Retryable {
 		e.RetryAfter = retryAfter(h.Get("Retry-After"), now)
@@ -562,8 +563,9 @@ func decodeCardTokens(raw json.RawMessage) (map[string]CardTokenInfo, error) {
 	for ref, w := range ws {
 		ti := CardTokenInfo{Token: w.Token}
 		if w.Info != nil {
-			// The service sends the number masked; scrub in case it did not.
-			ti.MaskedCardNumber = scrubDigits(w.Info.MaskedCardNumber)
+			// The service sends the number masked; mask it in case it did
+			// not (bin and last4), and scrub any other long digit group.
+			ti.MaskedCardNumber = sensitive.Scrub(sensitive.MaskText(w.Info.MaskedCardNumber))
 			ti.CardNetwork, ti.CardType = w.Info.CardNetwork, w.Info.CardType
 		}
 		out[ref] = ti

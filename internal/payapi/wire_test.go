@@ -88,19 +88,26 @@ func TestMetadataKeptRaw(t *testing.T) {
 	}
 }
 
-func TestSplitFieldRule(t *testing.T) {
+func TestFieldRule(t *testing.T) {
 	cases := map[string][2]string{
 		"amount_details.amount.positive":              {"amount_details.amount", "positive"},
 		"session_id.blank":                            {"session_id", "blank"},
 		"participant_details.sender.postal_code.size": {"participant_details.sender.postal_code", "size"},
-		"unique":              {"", "unique"},
-		"":                    {"", ""},
-		"Request is invalid.": {"", ""},
+		"headers.Content-Type.inclusion":              {"headers.Content-Type", "inclusion"},
+		"card_elements.1.ref.non_unique":              {"card_elements.1.ref", "non_unique"},
+		"unique":                                      {"", "unique"},
+		"":                                            {"", ""},
+		"Request is invalid.":                         {"unparseable", "unparseable"},
+		".blank":                                      {"unparseable", "unparseable"},
+		"amount.":                                     {"unparseable", "unparseable"},
+		"payment_details.card.4000/0000/0000/0259": {"payment_details.card", "unparseable"},
+		"number.4111.1111.1111.1111":               {"unparseable", "unparseable"},
+		`"security_code":"737"`:                    {"", "unparseable"},
 	}
 	for in, want := range cases {
-		f, r := splitFieldRule(in)
+		f, r := fieldRule(in)
 		if f != want[0] || r != want[1] {
-			t.Errorf("splitFieldRule(%q) = %q, %q; want %q, %q", in, f, r, want[0], want[1])
+			t.Errorf("fieldRule(%q) = %q, %q; want %q, %q", in, f, r, want[0], want[1])
 		}
 	}
 }

@@ -1,14 +1,19 @@
 package sensitive
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // Security codes in free text: 3 or 4 digits that follow the name of a
 // security code — "cvv 737", "CVC2=737", "cvc: 1234", "security code 737",
 // `"Security_Code":"737"`, `\"cvv\":\"737\"`, "cardCvv=737", "cvv737".
 // Between the name and the digits stand up to maxCodeGap bytes that are
 // neither ASCII letters nor digits, and optionally other names or filler
-// words ("CVV/CVC: 737", "cvv code 737", "cvv is 737"). Codes are matched on
-// ASCII text only: an escaped code ("\u0037\u0033\u0037") is not found.
+// words ("CVV/CVC: 737", "cvv code 737", "cvv is 737"). Text that holds
+// \u escapes is read twice, as written and with every escape of an ASCII
+// character decoded (codeText), so that `"cvv":"\u0037\u0033\u0037"` and
+// `\\u0063vv 737` hold a code too.
 
 // maxCodeGap bounds the punctuation between a name and its code: enough for
 // `\\\": \\\"` (a member twice JSON-escaped), short enough not to join a
@@ -173,4 +178,77 @@ func nextCode(s string, from int) (Match, bool) {
 		i = b
 	}
 	return Match{}, false
+}
+
+// codeText is a text read for security codes: as written and, when it
+// holds \u escapes, decoded — every escape of an ASCII character, at any
+// level of escaping (`\u0037`, `\\u0037`), read as that character. dec is
+// the decoded text ("" when s holds no escape) and at[i] the offset in s of
+// dec[i], at[len(dec)] = len(s), so a code found in dec is masked in s
+// escapes and all.
+type codeText struct {
+	s   string
+	dec string
+	at  []int
+}
+
+func newCodeText(s string) codeText {
+	t := codeText{s: s}
+	if !strings.Contains(s, `\u`) {
+		return t
+	}
+	dec := make([]byte, 0, len(s))
+	t.at = make([]int, 0, len(s)+1)
+	for i := 0; i < len(s); {
+		c, n := asciiEscapeAt(s, i)
+		dec = append(dec, c)
+		t.at = append(t.at, i)
+		i += n
+	}
+	t.dec, t.at = string(dec), append(t.at, len(s))
+	return t
+}
+
+// asciiEscapeAt reads the character at s[i]: a run of backslashes, 'u' and
+// four hex digits naming an ASCII character stands for that character;
+// anything else for its first byte.
+func asciiEscapeAt(s string, i int) (byte, int) {
+	j := i
+	for j < len(s) && s[j] == '\\' {
+		j++
+	}
+	if j == i || j+5 > len(s) || s[j] != 'u' {
+		return s[i], 1
+	}
+	var r int
+	for _, h := range []byte(s[j+1 : j+5]) {
+		v, ok := hexValue(h)
+		if !ok {
+			return s[i], 1
+		}
+		r = r<<4 | int(v)
+	}
+	if r >= 0x80 {
+		return s[i], 1
+	}
+	return byte(r), j + 5 - i
+}
+
+// next returns the first security code at or after from in either reading;
+// of two starting at the same place, the longer.
+func (t codeText) next(from int) (Match, bool) {
+	m, ok := nextCode(t.s, from)
+	if t.dec == "" {
+		return m, ok
+	}
+	i := sort.SearchInts(t.at, from)
+	d, okDec := nextCode(t.dec, i)
+	if !okDec {
+		return m, ok
+	}
+	d.Start, d.End = t.at[d.Start], t.at[d.End]
+	if !ok || d.Start < m.Start || d.Start == m.Start && d.End > m.End {
+		return d, true
+	}
+	return m, true
 }

@@ -6,11 +6,17 @@
 // PAN and SecurityCode print a mask from String, Format, GoString and
 // LogValue; only MarshalJSON (the API wire encoder) and Reveal see the value.
 // Finder and MaskText find card numbers (any single separator between digit
-// groups, JSON escapes) and security codes in free text; Names and
-// IsSecurityCodeName match field and attribute names in any case and
-// spelling. The codec (idempotency keys, dead letters, error strings) and
-// the logging package (every log line) use them, so both mask the same
-// forms. It imports the standard library only.
+// groups, JSON escapes) and security codes (after their name, in any case,
+// escaped or not) in free text; ContainsCardData tests text that must hold
+// none (a command's free-text fields); Scrub redacts error text from
+// outside (an API's error description); FieldPath and Token keep an error's
+// field, rule or code from outside only in its shape, else Unparseable.
+// Names and IsSecurityCodeName match field and attribute names in any case
+// and spelling. The codec (idempotency keys, free-text fields, dead
+// letters, error strings), the API client (the service's error text), the
+// session states (free text the service sends back) and the logging package
+// (every log line) use them, so all mask the same forms. It imports the
+// standard library only.
 package sensitive
 
 import (

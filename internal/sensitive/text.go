@@ -57,7 +57,7 @@ type Finder struct {
 // starting at the same place.
 func (f Finder) Next(s string, from int) (Match, bool) {
 	card, okCard := newCardText(s).next(from, f.LongDigits)
-	code, okCode := nextCode(s, from)
+	code, okCode := newCodeText(s).next(from)
 	if okCode && (!okCard || code.Start < card.Start) {
 		return code, true
 	}
@@ -71,7 +71,7 @@ func (f Finder) Replace(s string, mask func(Match) string) string {
 	if !scanCards && !scanCodes {
 		return s
 	}
-	text := newCardText(s)
+	text, codes := newCardText(s), newCodeText(s)
 	var b strings.Builder
 	var card, code Match
 	okCard, okCode := scanCards, scanCodes
@@ -84,7 +84,7 @@ func (f Finder) Replace(s string, mask func(Match) string) string {
 			cardFrom = pos
 		}
 		if okCode && (codeFrom < 0 || code.Start < pos) {
-			code, okCode = nextCode(s, pos)
+			code, okCode = codes.next(pos)
 			codeFrom = pos
 		}
 		var m Match
@@ -109,8 +109,8 @@ func (f Finder) Replace(s string, mask func(Match) string) string {
 	}
 }
 
-// worthScanning is the fast path: card numbers need 12 digits (or an
-// escape, which may stand for one) and security codes 3.
+// worthScanning is the fast path: card numbers need 12 digits and security
+// codes 3 (or an escape, which may stand for a digit).
 func worthScanning(s string) (cards, codes bool) {
 	digits := 0
 	for i := 0; i < len(s); i++ {
@@ -118,10 +118,8 @@ func worthScanning(s string) (cards, codes bool) {
 			digits++
 		}
 	}
-	if digits < 3 {
-		return strings.IndexByte(s, '\\') >= 0, false
-	}
-	return digits >= minCardDigits || strings.IndexByte(s, '\\') >= 0, true
+	escaped := strings.IndexByte(s, '\\') >= 0
+	return digits >= minCardDigits || escaped, digits >= 3 || escaped
 }
 
 // MaskText returns s with card numbers, long digit groups holding one and
@@ -154,3 +152,30 @@ func ContainsCard(s string) bool {
 	_, ok := newCardText(s).next(0, false)
 	return ok
 }
+
+// ContainsCardData reports whether s holds card data as MaskText finds it: a
+// card number (ContainsCard) or a security code written after its name
+// ("cvv 321", `"Security_Code":"999"`, "cvc=123", in any case, its digits
+// possibly JSON-escaped). It is the test of free text that must hold none,
+// such as a command's customer reference or metadata.
+func ContainsCardData(s string) bool {
+	if cards, codes := worthScanning(s); !cards && !codes {
+		return false
+	}
+	_, ok := Finder{}.Next(s, 0)
+	return ok
+}
+
+// Scrub returns error text fit to publish or log: every card number, every
+// security code after its name and every group of 12 or more digits (which
+// may be part of a card number the text quotes) is replaced by
+// "[redacted]". It is for text whose content is not ours — an API's error
+// description, a decoder's error quoting a value — where keeping a card's
+// bin and last4 (MaskText) would tell more than an error needs. Text
+// without card data comes back as is, without allocating.
+func Scrub(s string) string {
+	return scrubFinder.Replace(s, func(Match) string { return redacted })
+}
+
+// scrubFinder also reports long digit groups that hold no card number.
+var scrubFinder = Finder{LongDigits: true}

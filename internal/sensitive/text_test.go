@@ -37,6 +37,12 @@ func TestMaskText(t *testing.T) {
 		{"gap too long", "cvv:              737", "cvv:              737"},
 		{"card wins over a code", "cvv 4111 1111 1111 1111", "cvv 411111******1111"},
 		{"no name", "status 503 retry 737", "status 503 retry 737"},
+		{"cvc equals", "CVC=123", "CVC=***"},
+		{"upper json member", `{"SECURITY_CODE":"737"}`, `{"SECURITY_CODE":"***"}`},
+		{"escaped code", `{"cvv":"\u0037\u0033\u0037"}`, `{"cvv":"***"}`},
+		{"escaped name and code", `\u0063vv \\u0037\\u0033\\u0037!`, `\u0063vv ***!`},
+		{"escaped quotes around a code", `\u0022cvc\u0022:\u0022123\u0022`, `\u0022cvc\u0022:\u0022***\u0022`},
+		{"escaped non-digits", `\u0041\u0042 737`, `\u0041\u0042 737`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,6 +50,46 @@ func TestMaskText(t *testing.T) {
 				t.Errorf("MaskText(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestContainsCardData(t *testing.T) {
+	for in, want := range map[string]bool{
+		"4111111111111111":             true,
+		"ref 4111.1111.1111.1111":      true,
+		"4000/0000/0000/0002":          true,
+		`\u0034111111111111111`:        true,
+		"cvv 321":                      true,
+		"CVV: 321":                     true,
+		"cvc=123":                      true,
+		`{"security_code":"999"}`:      true,
+		`{"Security-Code":"999"}`:      true,
+		`{"cvv":"\u0039\u0039\u0039"}`: true,
+		"cvv737":                       true,
+		"customer-000123":              false,
+		"4111111111111112":             false,
+		"cvv check passed":             false,
+		"order 123456789012":           false, // 12 digits, not Luhn-valid
+		"":                             false,
+	} {
+		if got := ContainsCardData(in); got != want {
+			t.Errorf("ContainsCardData(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestScrub(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"security_code":"737","number":"4111.1111.1111.1111"}`: `{"security_code":"[redacted]","number":"[redacted]"}`,
+		"rule 4000/0000/0000/0259":                               "rule [redacted]",
+		"account 40817810099910004312":                           "account [redacted]",
+		"cvc=123 CVV 321":                                        "cvc=[redacted] CVV [redacted]",
+		`\u0034111111111111111`:                                  "[redacted]",
+		"status 503 after 1.234s at 2026-11-24 04:50:43":         "status 503 after 1.234s at 2026-11-24 04:50:43",
+	} {
+		if got := Scrub(in); got != want {
+			t.Errorf("Scrub(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 

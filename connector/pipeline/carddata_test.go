@@ -1,0 +1,82 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/payapi"
+	"github.com/paysession/paysession/internal/sensitive"
+)
+
+// Card data the tests below put where it must not come back from.
+var (
+	leakPANs  = []string{"4111111111111111", "4000000000000259", "4000000000000002"}
+	leakCodes = []string{"737", "321", "123"}
+)
+
+// checkNoCardData fails t for every record of recs whose key, value or
+// headers hold card data (the one matcher) or the digits of leakPANs and
+// leakCodes in any of the forms the tests use.
+func checkNoCardData(t *testing.T, recs []*kgo.Record) {
+	t.Helper()
+	for _, r := range recs {
+		parts := map[string]string{"key": string(r.Key), "value": string(r.Value)}
+		for _, h := range r.Headers {
+			parts["header "+h.Key] = string(h.Value)
+		}
+		for what, text := range parts {
+			if sensitive.ContainsCardData(text) {
+				t.Errorf("%s %s holds card data: %s", r.Topic, what, sensitive.Scrub(text))
+			}
+			for _, pan := range leakPANs {
+				for _, piece := range []string{pan[:6], pan[:4] + ".", pan[:4] + "/", pan[len(pan)-4:] + `"`} {
+					if strings.Contains(text, piece) {
+						t.Errorf("%s %s holds %q of a card: %s", r.Topic, what, piece, sensitive.Scrub(text))
+					}
+				}
+			}
+			for _, code := range leakCodes {
+				if strings.Contains(text, `"`+code+`"`) || strings.Contains(text, " "+code) || strings.Contains(text, "="+code) {
+					t.Errorf("%s %s holds the security code %s", r.Topic, what, code)
+				}
+			}
+		}
+	}
+}
+
+// TestAPIErrorTextReachesNoTopic: an API (or a proxy in front of it) that
+// echoes the request in its error puts card data in the description, the
+// field and the rule; the command's result carries none of it, in any form,
+// even from an *payapi.Error whose text was not parsed (issue 37 item 1).
+func TestAPIErrorTextReachesNoTopic(t *testing.T) {
+	echo := `{"instrument":{"number":"4111.1111.1111.1111","security_code":"737"},"note":"CVV 321 cvc=123","alt":"\u0034000000000000259"}`
+	for _, e := range []*payapi.Error{
+		{Code: "invalid_request", Description: "bad request: " + echo, Field: "payment.4111.1111.1111", Rule: "4000/0000/0000/0259", HTTPStatus: 400, Sent: true},
+		{Code: echo, Description: echo, Field: echo, Rule: echo, HTTPStatus: 400, Sent: true},
+		{Code: "invalid_request", Description: strings.Repeat("x", maxDescription-10) + "4000 0000 0000 0002 tail", HTTPStatus: 400, Sent: true},
+	} {
+		api := &fakeAPI{handle: func(context.Context, fakeCall) (*payapi.Session, error) { return nil, e }}
+		p := newTestPipeline(t, api, nil)
+		rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte("key-0001"), Value: []byte(`{"session_id":"ps_1"}`), Timestamp: testNow}
+		out := p.process(context.Background(), p.polled(rec, "capture", false))
+		recs, err := p.outcomeRecords(context.Background(), out, testNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkNoCardData(t, recs)
+		var res codec.CommandResult
+		if err := json.Unmarshal(recs[0].Value, &res); err != nil {
+			t.Fatal(err)
+		}
+		for what, v := range map[string]*string{"field": res.ErrorField, "rule": res.ErrorRule, "code": res.ErrorCode} {
+			if v != nil && *v != sensitive.Unparseable && *v != "invalid_request" {
+				t.Errorf("error %s %q: neither parsed nor the placeholder", what, *v)
+			}
+		}
+	}
+}

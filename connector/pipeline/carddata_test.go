@@ -80,3 +80,36 @@ func TestAPIErrorTextReachesNoTopic(t *testing.T) {
 		}
 	}
 }
+
+// TestCardDataInFreeTextIsInvalid: a command whose customer reference or
+// metadata holds card data is invalid (card_data, naming the field), never
+// sent, and its result and dead letter hold none of it (issue 37 item 2).
+func TestCardDataInFreeTextIsInvalid(t *testing.T) {
+	const payment = `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":"4000000000000002","expiration_month":"12","expiration_year":"29"}}},"amount":100,"currency":"rub",`
+	for _, tc := range []struct{ name, value, field string }{
+		{"reference", payment + `"customer":{"reference":"card 4111.1111.1111.1111"}}`, "customer.reference"},
+		{"reference code", payment + `"customer":{"reference":"cvv 321"}}`, "customer.reference"},
+		{"metadata", payment + `"customer":{"reference":"c-1"},"metadata":{"note":"4000/0000/0000/0259"}}`, "metadata.note"},
+		{"metadata code", payment + `"customer":{"reference":"c-1"},"metadata":{"security_code":"737"}}`, "metadata.security_code"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			api := &fakeAPI{}
+			p := newTestPipeline(t, api, nil)
+			rec := &kgo.Record{Topic: p.cfg.Topics.Commands["init_payment"], Key: []byte("key-0001"), Value: []byte(tc.value), Timestamp: testNow}
+			out := p.process(context.Background(), p.polled(rec, "init_payment", false))
+			if out.verdict.Status != codec.StatusInvalid || out.verdict.Field != tc.field || out.verdict.Rule != codec.RuleCardData {
+				t.Fatalf("verdict %s %s/%s, want invalid %s/%s", out.verdict.Status, out.verdict.Field, out.verdict.Rule, tc.field, codec.RuleCardData)
+			}
+			if len(api.calls) != 0 {
+				t.Errorf("the command was sent")
+			}
+			recs, err := p.outcomeRecords(context.Background(), out, testNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The dead letter keeps the command with its cards masked to bin
+			// and last4 (codec.ProtectValue); the other records hold none.
+			checkNoCardData(t, recs[:1])
+		})
+	}
+}

@@ -6,23 +6,29 @@ import (
 
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
-	"github.com/paysession/paysession/internal/sensitive"
 )
 
 // FromAPI returns the normalized, masked snapshot of s learned from source
 // (codec.SourceAPIResponse, SourceWebhook or SourcePoll) at observedAt
 // through API version apiVersion. Payouts come before payments, each in API
 // order. Cards keep bin, last4 and brand only; account numbers keep their
-// last 4 characters; security codes, names and contacts are dropped; a card
-// number anywhere in a 3-D Secure redirect is masked to bin and last4. Fee
-// currencies are lower case, like amount currencies. Callers
-// set IdempotencyKey or WebhookType on the result when they have one.
+// last 4 characters; security codes, names and contacts are dropped. Free
+// text the service sends back — the customer reference, metadata (any
+// JSON), statuses, a 3-D Secure redirect — goes through the one matcher of
+// card data: a card number keeps bin and last4, a security code after its
+// name becomes "***", and in metadata so does every value under a member
+// named as a security code (mask.go). Identifiers (session, operation and
+// refund ids, RRN, auth code, recurring token, FPS bank id) are kept as
+// sent: upstream needs them whole, and a 12-digit RRN passes the Luhn check
+// one time in ten. Fee currencies are lower case, like amount currencies.
+// Callers set IdempotencyKey or WebhookType on the result when they have
+// one.
 func FromAPI(s *payapi.Session, source string, observedAt time.Time, apiVersion int) *codec.SessionState {
 	out := &codec.SessionState{
 		Session: codec.Session{
 			ID:         s.ID,
-			Status:     s.Status,
-			NextAction: optString(s.NextAction),
+			Status:     freeText(s.Status),
+			NextAction: optString(freeText(s.NextAction)),
 			CreatedAt:  optTime(s.CreatedAt),
 			UpdatedAt:  optTime(s.UpdatedAt),
 			Operations: make([]codec.Operation, 0, len(s.Payouts)+len(s.Payments)),
@@ -44,7 +50,7 @@ func operation(kind codec.OperationKind, op *payapi.Operation) codec.Operation {
 	out := codec.Operation{
 		Kind:       kind,
 		ID:         op.ID,
-		Status:     op.Status,
+		Status:     freeText(op.Status),
 		CreatedAt:  optTime(op.CreatedAt),
 		FinishedAt: optTimePtr(op.FinishedAt),
 		Instrument: summarize(op.Instrument),
@@ -61,7 +67,7 @@ func operation(kind codec.OperationKind, op *payapi.Operation) codec.Operation {
 		out.RRN, out.AuthCode = optString(op.TransactionInfo.RRN), optString(op.TransactionInfo.AuthCode)
 	}
 	if op.Customer != nil {
-		out.CustomerReference = optString(op.Customer.Reference)
+		out.CustomerReference = optString(freeText(op.Customer.Reference))
 	}
 	if ci := op.CustomerInteraction; ci != nil && ci.Redirect != nil {
 		out.Redirect = redirect(ci.Redirect)
@@ -70,14 +76,10 @@ func operation(kind codec.OperationKind, op *payapi.Operation) codec.Operation {
 	if t := op.RecurringToken; t != nil {
 		out.RecurringToken = RecurringToken(t)
 	}
-	if len(op.Metadata) > 0 {
-		if m, err := codec.NewMetadata(op.Metadata); err == nil {
-			out.Metadata = &m
-		}
-	}
+	out.Metadata = metadata(op.Metadata)
 	for _, r := range op.Refunds {
 		ref := codec.OperationRefund{
-			ID: r.ID, Status: r.Status, IsChargeback: r.IsChargeback,
+			ID: r.ID, Status: freeText(r.Status), IsChargeback: r.IsChargeback,
 			CreatedAt: optTime(r.CreatedAt), FinishedAt: optTimePtr(r.FinishedAt),
 		}
 		if r.Amount != nil {
@@ -93,23 +95,15 @@ func operation(kind codec.OperationKind, op *payapi.Operation) codec.Operation {
 
 // redirect keeps everything a notification service needs to send the
 // customer on (method, base URL, query and form parameters), with any card
-// number in it masked to bin and last4.
+// data in it masked (freeText).
 func redirect(r *payapi.Redirect) *codec.Redirect {
 	return &codec.Redirect{
-		URL:     optString(sensitive.MaskText(r.URL)),
-		BaseURL: optString(sensitive.MaskText(r.BaseURL)),
-		Method:  optString(strings.ToUpper(r.Method)),
+		URL:     optString(freeText(r.URL)),
+		BaseURL: optString(freeText(r.BaseURL)),
+		Method:  optString(strings.ToUpper(freeText(r.Method))),
 		QS:      maskedMap(r.QS),
 		Params:  maskedMap(r.Params),
 	}
-}
-
-func maskedMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = sensitive.MaskText(v)
-	}
-	return out
 }
 
 // RecurringToken returns the outcome form of a recurring token, from an

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -284,17 +285,24 @@ func skipSpace(s string, i int) int {
 	return i
 }
 
-// jsonEdit replaces value[start:end] with text.
+// jsonEdit replaces value[start:end] with text. It also says where the
+// masked token stands (path) and why (secret), so that validation refuses
+// what a dead letter would mask (Metadata.cardData).
 type jsonEdit struct {
 	start, end int
 	text       string
+	path       string // ".note", "[2].ref", ".*" (memberSegment); "" for the document itself
+	secret     bool   // a scalar under a member named as a security code
+	value      string // the token as decoded: a string, a number's text or a member name
 }
 
 // jsonFrame is an open object or array while walking JSON tokens.
 type jsonFrame struct {
 	object    bool
 	expectKey bool
-	secret    bool // inside the value of a member named as a security code
+	secret    bool   // inside the value of a member named as a security code
+	member    string // an object's current member name
+	index     int    // an array's current element
 }
 
 // protectJSON masks a JSON value in place: strings and numbers holding card
@@ -308,6 +316,11 @@ func protectJSON(value []byte) ([]byte, ValueProtection) {
 	if len(edits) == 0 {
 		return value, ValueOriginal
 	}
+	return applyEdits(value, edits), ValueMasked
+}
+
+// applyEdits returns value with the edits (in order, not overlapping) made.
+func applyEdits(value []byte, edits []jsonEdit) []byte {
 	var b bytes.Buffer
 	prev := 0
 	for _, e := range edits {
@@ -316,7 +329,7 @@ func protectJSON(value []byte) ([]byte, ValueProtection) {
 		prev = e.end
 	}
 	b.Write(value[prev:])
-	return b.Bytes(), ValueMasked
+	return b.Bytes()
 }
 
 // jsonEdits walks the tokens of one JSON value and lists the edits that mask
@@ -343,6 +356,8 @@ func jsonEdits(value []byte) ([]jsonEdit, bool) {
 			top = &stack[len(stack)-1]
 		}
 		secret := top != nil && (top.secret || (top.object && keyIsCode))
+		var scalar string
+		isScalar := false // a string or a number: what may hold card data
 		switch t := tok.(type) {
 		case json.Delim:
 			switch t {
@@ -354,28 +369,49 @@ func jsonEdits(value []byte) ([]jsonEdit, bool) {
 			}
 		case string:
 			if top != nil && top.object && top.expectKey {
-				keyIsCode, top.expectKey = sensitive.IsSecurityCodeName(t), false
+				keyIsCode, top.expectKey, top.member = sensitive.IsSecurityCodeName(t), false, t
 				if e, ok := maskJSONScalar(t, false, start, end); ok {
-					edits = append(edits, e) // card data as a member name
+					e.path, e.value = jsonPath(stack), t // card data as a member name
+					edits = append(edits, e)
 				}
 				continue
 			}
-			if e, ok := maskJSONScalar(t, secret, start, end); ok {
-				edits = append(edits, e)
-			}
+			scalar, isScalar = t, true
 		case json.Number:
-			if e, ok := maskJSONScalar(string(t), secret, start, end); ok {
+			scalar, isScalar = string(t), true
+		}
+		if isScalar {
+			if e, ok := maskJSONScalar(scalar, secret, start, end); ok {
+				e.path, e.secret, e.value = jsonPath(stack), secret, scalar
 				edits = append(edits, e)
 			}
 		}
-		if len(stack) > 0 && stack[len(stack)-1].object {
-			stack[len(stack)-1].expectKey = true
+		if len(stack) > 0 { // a value of the enclosing object or array ended
+			if top := &stack[len(stack)-1]; top.object {
+				top.expectKey = true
+			} else {
+				top.index++
+			}
 		}
 	}
 	if len(stack) != 0 || len(bytes.TrimSpace(value[prev:])) > 0 {
 		return nil, false
 	}
 	return edits, true
+}
+
+// jsonPath names the value being read: ".member" per object (a name that
+// cannot be published is "*": memberSegment) and "[i]" per array.
+func jsonPath(stack []jsonFrame) string {
+	var b strings.Builder
+	for _, f := range stack {
+		if f.object {
+			b.WriteString("." + memberSegment(f.member))
+		} else {
+			b.WriteString("[" + strconv.Itoa(f.index) + "]")
+		}
+	}
+	return b.String()
 }
 
 // tokenStart finds where the token ending at end starts: after the
@@ -390,14 +426,14 @@ func tokenStart(value []byte, prev, end int) int {
 // maskJSONScalar returns the edit that masks a string or number, if any.
 func maskJSONScalar(s string, secret bool, start, end int) (jsonEdit, bool) {
 	if secret {
-		return jsonEdit{start, end, `"` + maskedSecret + `"`}, true
+		return jsonEdit{start: start, end: end, text: `"` + maskedSecret + `"`}, true
 	}
 	m := sensitive.MaskText(s)
 	if m == s {
 		return jsonEdit{}, false
 	}
 	q, _ := json.Marshal(m) // always a valid string
-	return jsonEdit{start, end, string(q)}, true
+	return jsonEdit{start: start, end: end, text: string(q)}, true
 }
 
 // ProtectHeader returns a header value of a dead-lettered record that is

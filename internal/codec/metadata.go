@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 )
 
 // Metadata is partner metadata: any JSON document, carried in Avro as a
@@ -43,4 +44,45 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 	}
 	*m = v
 	return nil
+}
+
+// Masked returns m with card data masked as a dead letter masks a JSON value
+// (ProtectValue): in every string, number and member name, card numbers
+// keep bin and last4 and security codes written after their name become
+// "***", and every string or number holding a digit under a member named as
+// a security code ("cvv", "Security_Code") becomes "***" ({"cvc_check":
+// "pass"} holds no code and stays). Metadata comes back from the service as
+// a command gave it, or as the service filled it: session states publish it
+// masked. A document that is not valid JSON gives "" (leave it out).
+func (m Metadata) Masked() Metadata {
+	edits, ok := jsonEdits([]byte(m))
+	if !ok {
+		return ""
+	}
+	if edits = cardEdits(edits); len(edits) == 0 {
+		return m
+	}
+	return Metadata(applyEdits([]byte(m), edits))
+}
+
+// cardData returns the path inside m (".note", "[2].ref", "" for the
+// document itself) of the first card data that Masked masks.
+func (m Metadata) cardData() (string, bool) {
+	edits, _ := jsonEdits([]byte(m))
+	if edits = cardEdits(edits); len(edits) > 0 {
+		return edits[0].path, true
+	}
+	return "", false
+}
+
+// cardEdits keeps the edits that mask card data: all but those of a value
+// under a security code's name that holds no digit, and so no code.
+func cardEdits(edits []jsonEdit) []jsonEdit {
+	out := edits[:0]
+	for _, e := range edits {
+		if !e.secret || strings.ContainsAny(e.value, "0123456789") {
+			out = append(out, e)
+		}
+	}
+	return out
 }

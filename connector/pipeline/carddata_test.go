@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -111,5 +113,37 @@ func TestCardDataInFreeTextIsInvalid(t *testing.T) {
 			// and last4 (codec.ProtectValue); the other records hold none.
 			checkNoCardData(t, recs[:1])
 		})
+	}
+}
+
+// TestOutcomeKeyOfACardKeyCannotBeInverted: the key, headers and values of
+// the outcome records of a command keyed by a card number hold none of its
+// digits (no bin, no last4) and no hash of it that candidates could be
+// tried against (issue 37 item 3).
+func TestOutcomeKeyOfACardKeyCannotBeInverted(t *testing.T) {
+	for _, key := range []string{"4111111111111111", "4111.1111.1111.1111", "4111 1111 1111 1111", `\u0034111111111111111`} {
+		p := newTestPipeline(t, &fakeAPI{}, nil)
+		rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Partition: 2, Offset: 41, Key: []byte(key),
+			Value: []byte(`{"session_id":"ps_1"}`), Timestamp: testNow}
+		out := p.process(context.Background(), p.polled(rec, "capture", false))
+		recs, err := p.outcomeRecords(context.Background(), out, testNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkNoCardData(t, recs)
+		sum := sha256.Sum256([]byte("4111111111111111"))
+		sumOfKey := sha256.Sum256([]byte(key))
+		for _, r := range recs {
+			for _, text := range []string{string(r.Key), string(r.Value)} {
+				for _, h := range []string{hex.EncodeToString(sum[:]), hex.EncodeToString(sumOfKey[:])} {
+					if strings.Contains(text, h[:8]) {
+						t.Errorf("%s: key %q or value holds a SHA-256 prefix of the card", r.Topic, r.Key)
+					}
+				}
+				if strings.Contains(text, "1111") {
+					t.Errorf("%s: key %q or value holds the card's last4", r.Topic, r.Key)
+				}
+			}
+		}
 	}
 }

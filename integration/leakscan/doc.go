@@ -22,7 +22,13 @@
 // It sits after the data path: its test (leak_test.go) runs the whole
 // connector on the real broker with the sandbox's test cards and scans every
 // outcome topic (command results, sessions, webhook events, dead letters) and
-// everything the connector logged. Command topics (and the retry topic, a
-// copy of commands) are upstream's input and carry card data by contract;
-// they are not scanned.
+// everything the connector logged. The connector calls the sandbox through
+// a proxy that refuses some calls echoing the request in its error, in
+// every form (echo_test.go), as an API or a WAF in front of it may; some
+// commands carry card data in their customer reference and metadata; a
+// webhook signed with the service key carries it in its free text
+// (webhook_test.go); one command is keyed by a card number, and the keys of
+// its outcome records are checked to be no function of it (outcomes_test.go).
+// Command topics (and the retry topic, a copy of commands) are upstream's
+// input and carry card data by contract; they are not scanned.
 package leakscan

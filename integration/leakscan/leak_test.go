@@ -2,8 +2,6 @@ package leakscan_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"testing"
@@ -31,6 +29,9 @@ const (
 	// a card grouped by underscores, a security code under another spelling
 	// of its name and in free text, a card grouped by dots in free text.
 	looseCommand = `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":%q,"expiration_month":"12","expiration_year":"29","Security_Code":%q}}},"amount":120000,"currency":"rub","customer":{"reference":%q}}`
+	// freeTextCommand is a valid payment but for card data in its
+	// customer reference or metadata (issue 37 item 2): invalid (card_data).
+	freeTextCommand = `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":%q,"expiration_month":"12","expiration_year":"29"}}},"amount":120000,"currency":"rub","customer":{"reference":%q},"metadata":%s}`
 )
 
 // grouped writes a card number in groups of four joined by sep.
@@ -42,23 +43,25 @@ func grouped(card, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// resultKey is the key of a command's result: its idempotency key when the
-// key is valid, else "sha256:" and the first 12 bytes of the key's SHA-256
-// in hex (connector/pipeline's outcome key: an invalid key, which may be a
-// card number, is never published).
-func resultKey(key []byte) string {
-	if codec.ValidateIdempotencyKey(string(key)) == nil {
-		return string(key)
-	}
-	sum := sha256.Sum256(key)
-	return "sha256:" + hex.EncodeToString(sum[:12])
+// position names a command record, as its result and dead letter do
+// (source_* and original_*): results are matched by it, not by their key,
+// which for an invalid key is the connector's to choose (codec.OutcomeKeyAt).
+type position struct {
+	topic     string
+	partition int32
+	offset    int64
 }
+
+func positionOf(r *kgo.Record) position { return position{r.Topic, r.Partition, r.Offset} }
 
 // TestNoCardDataLeaves runs the connector on the real broker with every
 // sandbox test card and a security code — payouts, payments, one invalid
-// command, one keyed by a card number and one with card data in looser
-// forms (separators, another spelling of security_code, free text, a
-// header) — and then scans everything the connector wrote or said: every
+// command, one keyed by a card number, one with card data in looser forms
+// (separators, another spelling of security_code, free text, a header),
+// payments with card data in their customer reference and metadata, payments
+// that an API in front of the sandbox refuses echoing the request in every
+// form (startEchoProxy), and a signed webhook with card data in its free
+// text — and then scans everything the connector wrote or said: every
 // record (key, value, headers) of the command-results, sessions,
 // webhook-events and dead-letter topics, its debug-level log output and its
 // error. Command topics and the retry topic are upstream's input (commands
@@ -74,6 +77,11 @@ func TestNoCardDataLeaves(t *testing.T) {
 		t.Fatalf("produce commands: %v", err)
 	}
 	waitResults(t, r, commands)
+	// A webhook with card data in its free text, signed with the service
+	// key: its session state and webhook event are masked (issue 37 item 2).
+	hookSession := fmt.Sprintf("ps_9%011d", time.Now().UnixNano()%1e11)
+	r.postWebhook(t, freeTextWebhook(hookSession))
+	waitForKey(t, r.cfg.Kafka.Brokers, topics.WebhookEvents, hookSession)
 	idle, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := r.sandbox.WaitIdle(idle); err != nil {
@@ -117,7 +125,7 @@ func TestNoCardDataLeaves(t *testing.T) {
 	for _, e := range errs {
 		check(t, s, "connector error", []byte(e))
 	}
-	want := map[string]int{topics.CommandResults: len(commands), topics.DeadLetter: 3}
+	want := map[string]int{topics.CommandResults: len(commands), topics.DeadLetter: 3 + len(freeTextCommands)}
 	for topic, n := range want {
 		if counts[topic] != n {
 			t.Errorf("%s: %d records, want %d", topic, counts[topic], n)
@@ -127,6 +135,9 @@ func TestNoCardDataLeaves(t *testing.T) {
 		t.Errorf("nothing to scan: %d session states, %d webhook events, %d bytes of logs",
 			counts[topics.Sessions], counts[topics.WebhookEvents], len(r.logs.Bytes()))
 	}
+
+	// Issue 37 items 1-3: what each command's outcome says.
+	t.Run("outcomes", func(t *testing.T) { checkOutcomes(t, records, commands, topics.CommandResults, topics.DeadLetter) })
 
 	// The dead-letter value held the original command bytes (kept for
 	// redrive) until the codec masked card data in it (commit 7829d68): this
@@ -173,12 +184,13 @@ func buildCommands(t *testing.T, r *rig) []*kgo.Record {
 			&kgo.Record{Topic: cmds["init_payment"], Key: []byte(fmt.Sprintf("leak-%s-payment-%d", id, i)),
 				Value: []byte(fmt.Sprintf(paymentCommand, card, securityCode, 120000+i, i))})
 	}
-	return append(out,
+	out = append(out,
 		&kgo.Record{Topic: cmds["init_payment"], Key: []byte("leak-" + id + "-invalid"),
 			Value: []byte(fmt.Sprintf(invalidCommand, paysim.CardSuccess, securityCode))},
 		// A card number as the idempotency key (grouped by dots): invalid,
-		// and its result and dead letter must not be keyed by it.
-		&kgo.Record{Topic: cmds["init_payout"], Key: []byte(grouped(paysim.CardDeclined, ".")),
+		// and its result and dead letter must not be keyed by it, nor by
+		// anything computed from it (checkOutcomes).
+		&kgo.Record{Topic: cmds["init_payout"], Key: []byte(cardKey),
 			Value: []byte(fmt.Sprintf(payoutCommand, paysim.CardSuccess, 250100, 100))},
 		&kgo.Record{Topic: cmds["init_payment"], Key: []byte("leak-" + id + "-loose"),
 			Value: []byte(fmt.Sprintf(looseCommand, grouped(paysim.CardHold, "_"), securityCode,
@@ -186,6 +198,35 @@ func buildCommands(t *testing.T, r *rig) []*kgo.Record {
 			Headers: []kgo.RecordHeader{{Key: "note", Value: []byte("card " + grouped(paysim.Card3DS, "."))},
 				{Key: "X-Card-CVV", Value: []byte(securityCode)}}},
 	)
+	for i, f := range freeTextCommands {
+		out = append(out, &kgo.Record{Topic: cmds["init_payment"], Key: []byte(fmt.Sprintf("leak-%s-freetext-%d", id, i)),
+			Value: []byte(fmt.Sprintf(freeTextCommand, paysim.CardSuccess, f.reference, f.metadata))})
+	}
+	// Payments the echo proxy refuses, echoing the request in its error:
+	// their results carry the service's error text (issue 37 item 1).
+	for form := range echoForms {
+		out = append(out, &kgo.Record{Topic: cmds["init_payment"], Key: []byte(fmt.Sprintf("leak-%s%s%d", id, echoMarker, form)),
+			Value: []byte(fmt.Sprintf(paymentCommand, testCards[form%len(testCards)], securityCode, 130000+form, 200+form))})
+	}
+	return out
+}
+
+// cardKey is the idempotency key that is a card number (grouped by dots).
+var cardKey = grouped(paysim.CardDeclined, ".")
+
+// freeTextCommands put card data in the customer reference or metadata of
+// an otherwise valid payment, in every form: grouped by any separator,
+// JSON-escaped, a JSON number, a security code in text, in any case, under a
+// member named as one, quoted JSON. Each is invalid and names its field.
+var freeTextCommands = []struct{ reference, metadata, field string }{
+	{"card " + grouped(paysim.CardDeclined, "."), `{"order":1}`, "customer.reference"},
+	{"order 7 CVV " + securityCode, `{"order":2}`, "customer.reference"},
+	{`\u0035555555555554444`, `null`, "customer.reference"},
+	{"c-1", `{"note":"` + grouped(paysim.Card3DS, "/") + `"}`, "metadata.note"},
+	{"c-2", `{"deep":[{"n":` + paysim.CardHold + `}]}`, "metadata.deep[0].n"},
+	{"c-3", `{"x":{"Security_Code":"` + securityCode + `"}}`, "metadata.x.Security_Code"},
+	{"c-4", `{"quoted":"{\"cvc\":\"` + securityCode + `\"}"}`, "metadata.quoted"},
+	{"c-5", `{"esc":"\u0034000000000000259"}`, "metadata.esc"},
 }
 
 // waitResults reads the results topic (read_committed) until every command has its result.
@@ -193,9 +234,13 @@ func waitResults(t *testing.T, r *rig, commands []*kgo.Record) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	missing := map[string]bool{}
+	missing := map[position]bool{}
 	for _, c := range commands {
-		missing[resultKey(c.Key)] = true
+		missing[positionOf(c)] = true
+	}
+	dec, err := codec.NewDecoder(codec.DecoderConfig{})
+	if err != nil {
+		t.Fatal(err)
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(r.cfg.Kafka.Brokers...), kgo.ConsumeTopics(r.cfg.Topics.CommandResults),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
@@ -209,7 +254,13 @@ func waitResults(t *testing.T, r *rig, commands []*kgo.Record) {
 		if ctx.Err() != nil {
 			t.Fatalf("%d of %d results missing after 90s", len(missing), len(commands))
 		}
-		fs.EachRecord(func(rec *kgo.Record) { delete(missing, string(rec.Key)) })
+		fs.EachRecord(func(rec *kgo.Record) {
+			var res codec.CommandResult
+			if err := dec.DecodeRecord(ctx, rec.Value, &res); err != nil {
+				t.Fatalf("decode result: %v", err)
+			}
+			delete(missing, position{res.SourceTopic, res.SourcePartition, res.SourceOffset})
+		})
 	}
 }
 

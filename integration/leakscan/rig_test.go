@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/rsa"
 	"encoding/hex"
 	"maps"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -23,11 +25,13 @@ import (
 // the real broker, with unique topics, the sandbox on loopback, and every
 // log line of the connector captured at debug level.
 type rig struct {
-	cfg     *config.Config
-	sandbox *paysim.Server
-	logs    *syncBuffer
-	stop    func() error // stops the connector; returns Run's error
-	client  *kgo.Client
+	cfg        *config.Config
+	sandbox    *paysim.Server
+	logs       *syncBuffer
+	stop       func() error // stops the connector; returns Run's error
+	client     *kgo.Client
+	webhookURL string          // the connector's webhook endpoint
+	serviceKey *rsa.PrivateKey // signs webhooks as the sandbox does
 }
 
 // syncBuffer is a bytes.Buffer safe for the connector's concurrent logging.
@@ -55,14 +59,21 @@ func randomID() string {
 }
 
 // startRig starts the rig's connector on a sandbox with the connector's
-// variables (harness.Sandbox), its webhooks sent to the connector's listener.
+// variables (harness.Sandbox), its webhooks sent to the connector's listener,
+// its API calls through an echo proxy (startEchoProxy).
 func startRig(t *testing.T) *rig {
 	t.Helper()
 	webhookL := harness.Listen(t)
 	opsL := harness.Listen(t)
 	const hookPath = "/webhooks/paysession"
-	sim, vars := harness.Sandbox(t, "leakscan", "http://"+webhookL.Addr().String()+hookPath)
+	webhookURL := "http://" + webhookL.Addr().String() + hookPath
+	sim, vars := harness.Sandbox(t, "leakscan", webhookURL)
+	_, serviceKey, err := paysim.DevKeys(filepath.Dir(vars["PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES"]))
+	if err != nil {
+		t.Fatalf("service key: %v", err)
+	}
 	maps.Copy(vars, map[string]string{
+		"PAYSESSION_API_BASE_URL":                 startEchoProxy(t, sim.URL()),
 		"PAYSESSION_WEBHOOK_PATH":                 hookPath,
 		"PAYSESSION_PIPELINE_BATCH_DEADLINE":      "2s",
 		"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT": "30s",
@@ -86,5 +97,5 @@ func startRig(t *testing.T) *rig {
 		t.Fatalf("connector.New: %v", err)
 	}
 	stop := harness.Background(t, "connector Run", c.Run)
-	return &rig{cfg: cfg, sandbox: sim, logs: logs, stop: stop, client: cl}
+	return &rig{cfg: cfg, sandbox: sim, logs: logs, stop: stop, client: cl, webhookURL: webhookURL, serviceKey: serviceKey}
 }

@@ -21,21 +21,27 @@ type batch struct {
 // newBatch reads polled records into inbound commands: each is read once
 // here (read: decoded, validated and mapped to its API call), because its
 // session id decides its lane. ctx bounds the registry lookups of decoding.
+// Parked commands are first read back from their source records
+// (parked.go).
 func (p *Pipeline) newBatch(ctx context.Context, recs []*kgo.Record) *batch {
 	b := &batch{outcomes: make(map[*inbound]*outcome, len(recs))}
 	now := p.clock.Now()
 	for _, r := range recs {
-		fromRetry := r.Topic == p.cfg.Topics.Retry
-		in := newInbound(r, p.kinds[r.Topic], fromRetry)
+		in := newInbound(r, p.kinds[r.Topic], r.Topic == p.cfg.Topics.Retry)
 		in.startConsume()
 		if in.firstSeen.IsZero() {
 			in.firstSeen = now
 		}
-		p.read(ctx, in)
+		b.ins = append(b.ins, in)
+	}
+	p.resolveParked(ctx, b.ins)
+	for _, in := range b.ins {
+		if in.decodeErr == nil {
+			p.read(ctx, in)
+		}
 		if out := p.kept.takeFor(in); out != nil {
 			b.outcomes[in] = out // executed before an aborted write: not again
 		}
-		b.ins = append(b.ins, in)
 	}
 	return b
 }

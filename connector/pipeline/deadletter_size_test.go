@@ -98,7 +98,8 @@ func TestOutcomeKeyOfInvalidKeys(t *testing.T) {
 			if r.Topic == p.cfg.Topics.SessionUpdates {
 				continue
 			}
-			if strings.Contains(string(r.Key), key) || len(r.Key) > 64 || !strings.HasPrefix(string(r.Key), "sha256:") {
+			want := codec.OutcomeKeyAt(key, codec.Position{Topic: rec.Topic, Partition: rec.Partition, Offset: rec.Offset})
+			if strings.Contains(string(r.Key), key) || string(r.Key) != want {
 				t.Errorf("%s key %.40q: the invalid key, or not its digest", r.Topic, r.Key)
 			}
 			if strings.Contains(string(r.Value), key) {
@@ -108,11 +109,34 @@ func TestOutcomeKeyOfInvalidKeys(t *testing.T) {
 	}
 }
 
-// TestParkedCommandTooLargeForRetryTopic: a command that must be parked but
-// would not fit the retry topic gets a final result instead of aborting
-// every transaction that holds it.
-func TestParkedCommandTooLargeForRetryTopic(t *testing.T) {
+// TestParkedCommandLargerThanRetryTopic: the retry record refers to its
+// command instead of copying it, so a command larger than the retry topic's
+// limit parks.
+func TestParkedCommandLargerThanRetryTopic(t *testing.T) {
 	const limit = 4096
+	p := newTestPipeline(t, &fakeAPI{}, func(c *Config) {
+		c.Limits = topics.Report{Topics: []topics.TopicReport{{Topic: DefaultTopics().Retry, Exists: true,
+			ConfigsKnown: true, MaxMessageBytes: limit}}}
+	})
+	rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte("key-0001"), Timestamp: testNow,
+		Value: []byte(`{"session_id":"ps_1","x":"` + strings.Repeat("x", 2*limit) + `"}`)}
+	in := newInbound(rec, "capture", false)
+	b := &batch{ins: []*inbound{in}, outcomes: map[*inbound]*outcome{
+		in: park(in, retryState{attempts: 1, nextAttempt: testNow}, false)}}
+	recs, err := p.recordsOf(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Topic != p.cfg.Topics.Retry || recs[0].Value != nil {
+		t.Fatalf("records %v, want one retry record without the command", recs)
+	}
+}
+
+// TestParkedCommandTooLargeForRetryTopic: a command that must be parked but
+// whose retry record would not fit the retry topic gets a final result
+// instead of aborting every transaction that holds it.
+func TestParkedCommandTooLargeForRetryTopic(t *testing.T) {
+	const limit = 64 // less than the retry record's headers
 	for _, sent := range []bool{false, true} {
 		p := newTestPipeline(t, &fakeAPI{}, func(c *Config) {
 			c.Limits = topics.Report{Topics: []topics.TopicReport{{Topic: DefaultTopics().Retry, Exists: true,

@@ -30,9 +30,10 @@
 //
 // Sizes. A dead letter that would not fit the dead-letter topic
 // (Config.Limits, from topics.Verify) withholds the value, then the
-// headers; a command that would not fit the retry topic gets a final
-// record_too_large result; an invalid key is published as its digest
-// (OutcomeKey). So every record ends as one result, whatever its size.
+// headers; a retry record (headers only) that would not fit the retry
+// topic gets a final record_too_large result; an invalid key is never an
+// outcome key (codec.OutcomeKeyAt: the record's position). So every record
+// ends as one result, whatever its size.
 //
 // Transactions. One kafka.TxnSession (read_committed, transactional id from
 // configuration) consumes every command topic and the retry topic; it is
@@ -73,10 +74,13 @@
 //
 // Batch deadline and the retry topic. A batch lasts at most BatchDeadline
 // (well under the transaction timeout). A command still retrying at the
-// deadline is cancelled and parked: re-produced to the retry topic with its
-// attempt count, next-attempt time, first-attempt time, whether a request may
-// have been sent, the original record time and the original topic, partition
-// and offset in headers. Later commands of its lane follow it there, so the
+// deadline is cancelled and parked: a retry record names it by its source
+// (topic, partition, offset, idempotency key) with its attempt count,
+// next-attempt time, first-attempt time, whether a request may have been
+// sent and the original record time, all in headers, and has no value: the
+// command is read back from its source when the retry record comes due
+// (parked.go), so the retry topic holds no card data. A command whose
+// source is gone by then ends with a source_unavailable result. Later commands of its lane follow it there, so the
 // lane's order is kept. Retry records are keyed by session id, so a session's
 // parked commands share a partition and come back in order. Across batches,
 // a set of parked commands per session makes a fresh command of a session

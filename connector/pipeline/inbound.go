@@ -109,7 +109,9 @@ func (in *inbound) age(now time.Time) time.Duration {
 
 // outcomeKey is the key the command's outcome records carry: codec.OutcomeKey of
 // its idempotency key.
-func (in *inbound) outcomeKey() string { return codec.OutcomeKey(in.key) }
+func (in *inbound) outcomeKey() string {
+	return codec.OutcomeKeyAt(in.key, codec.Position{Topic: in.src.Topic, Partition: in.src.Partition, Offset: in.src.Offset})
+}
 
 // laneKey is the key that serializes commands: the session id when the
 // command names one, else the idempotency key (the command runs alone).

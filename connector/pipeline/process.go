@@ -43,8 +43,13 @@ func (p *Pipeline) process(ctx context.Context, in *inbound) *outcome {
 	if p.keyTooOld(in, start) {
 		return p.expired(ctx, in, start)
 	}
-	var transient *transientError
+	var (
+		transient *transientError
+		gone      *sourceGoneError
+	)
 	switch err := in.decodeErr; {
+	case errors.As(err, &gone): // a parked command whose source is gone (parked.go)
+		return p.sourceGone(ctx, in, start, gone)
 	case errors.As(err, &transient) && in.retry.decodeFailures+1 >= p.cfg.DecodeFailureBudget:
 		return p.undecodable(in, start, err)
 	case errors.As(err, &transient): // schema registry unreachable: try later

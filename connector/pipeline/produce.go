@@ -127,14 +127,14 @@ func (p *Pipeline) deadLetterRecord(ctx context.Context, out *outcome, key []byt
 	return build(l)
 }
 
-// unparkable ends a command that should be parked but whose record would not
-// fit the retry topic (a command topic that accepts larger records than the
-// retry topic): it gets its final result now instead of wedging the
-// partition — indeterminate when an attempt may have reached the service,
-// else rejected, never sent.
+// unparkable ends a command that should be parked but whose retry record
+// would not fit the retry topic (one with a limit smaller than the record's
+// headers): it gets its final result now instead of wedging the partition —
+// indeterminate when an attempt may have reached the service, else
+// rejected, never sent.
 func (p *Pipeline) unparkable(out *outcome, now time.Time) *outcome {
 	r := out.park.retry
-	desc := fmt.Sprintf("command of %d bytes does not fit the retry topic %s", len(out.in.rec.Value), p.cfg.Topics.Retry)
+	desc := fmt.Sprintf("the retry record of this command does not fit the retry topic %s", p.cfg.Topics.Retry)
 	v := verdict{Status: codec.StatusRejected, Code: "record_too_large", Description: desc + "; not sent"}
 	if r.sent {
 		v = verdict{Status: codec.StatusIndeterminate, Code: "record_too_large",

@@ -57,10 +57,12 @@ func resultOf(out *outcome, now time.Time, apiVersion int) *codec.CommandResult 
 // retryRecord builds the record that parks a command in the retry topic. It
 // is keyed by the lane (session id, else idempotency key) so that a session's
 // parked commands share a partition and come back in order; the idempotency
-// key and the command's origin travel in headers.
+// key and the command's origin travel in headers. It has no value and none
+// of the producer's headers: the command is read back from its source when
+// the record is polled (parked.go), so the retry topic holds no card data.
 func retryRecord(out *outcome, topic string) *kgo.Record {
 	in, r := out.in, out.park.retry
-	hs := append(header.Foreign(in.rec),
+	hs := append([]kgo.RecordHeader{},
 		header.New(header.Key, in.key),
 		header.New(header.Kind, in.kind),
 		header.New(header.SourceTopic, in.src.Topic),
@@ -85,7 +87,7 @@ func retryRecord(out *outcome, topic string) *kgo.Record {
 	if id := in.sessionID(); id != "" {
 		key = id
 	}
-	return &kgo.Record{Topic: topic, Key: []byte(key), Value: in.rec.Value, Headers: hs}
+	return &kgo.Record{Topic: topic, Key: []byte(key), Headers: hs}
 }
 
 // sessionStates lists the session states an outcome learned, with their

@@ -35,8 +35,22 @@ func TestRetryRecordRoundTrip(t *testing.T) {
 		!back.retry.nextAttempt.Equal(want.nextAttempt) || back.retry.sent != want.sent {
 		t.Fatalf("round trip = %+v", back)
 	}
-	if v, _ := header.Get(r, "trace"); v != "t1" {
-		t.Fatalf("foreign header lost")
+	if r.Value != nil {
+		t.Errorf("retry record value %q: the command itself, want none (it is read back from its source)", r.Value)
+	}
+	if _, ok := header.Get(r, "trace"); ok {
+		t.Errorf("the producer's header was copied onto the retry record")
+	}
+	// Read back, the source gives the command and the producer's headers.
+	merged := withSource(r, orig)
+	if string(merged.Value) != string(orig.Value) || merged.Offset != 5 {
+		t.Errorf("with its source: value %q at offset %d, want the command at the retry record's offset", merged.Value, merged.Offset)
+	}
+	if v, _ := header.Get(merged, "trace"); v != "t1" {
+		t.Errorf("with its source: the producer's header is %q, want t1", v)
+	}
+	if n, _ := header.Int(merged, header.Attempts); n != 3 {
+		t.Errorf("with its source: attempts %d, want the retry record's 3 (the producer's own %s header is not the connector's)", n, header.Attempts)
 	}
 }
 

@@ -124,7 +124,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 			}
 			continue
 		}
-		src := newSourceReader(cfg.Kafka, adm, cfg.SourceTimeout)
+		src := newSourceReader(cfg.Kafka, cfg.SourceTimeout)
 		m, err := redriveBatch(ctx, s, cfg, src, recs, skipped)
 		if err != nil {
 			return n, err

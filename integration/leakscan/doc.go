@@ -29,6 +29,8 @@
 // webhook signed with the service key carries it in its free text
 // (webhook_test.go); one command is keyed by a card number, and the keys of
 // its outcome records are checked to be no function of it (outcomes_test.go).
-// Command topics (and the retry topic, a copy of commands) are upstream's
-// input and carry card data by contract; they are not scanned.
+// A card payment the API refuses (503, echoing the request) past the batch
+// deadline is parked: the retry topic is scanned too, as is the
+// session-updates topic. Command topics are upstream's input and carry card
+// data by contract; they are not scanned.
 package leakscan

@@ -13,12 +13,22 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // echoMarker in an idempotency key asks the echo proxy to refuse the call
 // and echo it: "<prefix>-echo-<form>".
 const echoMarker = "-echo-"
+
+// parkMarker in an idempotency key asks the echo proxy to answer 503, with
+// the request echoed, for the first parkFor after the key's first call:
+// longer than the rig's batch deadline, so the command is parked.
+const (
+	parkMarker = "-park-"
+	parkFor    = 3 * time.Second
+)
 
 // echoForms is how many ways the echo proxy echoes a request (echoAnswer).
 const echoForms = 5
@@ -37,6 +47,8 @@ func startEchoProxy(t *testing.T, target string) string {
 	}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	rp.ModifyResponse = echoInErrors
+	var mu sync.Mutex
+	firstCall := map[string]time.Time{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -49,6 +61,22 @@ func startEchoProxy(t *testing.T, target string) string {
 			code, desc := echoAnswer(n, body)
 			writeError(w, code, desc)
 			return
+		}
+		if strings.Contains(key, parkMarker) {
+			mu.Lock()
+			first, seen := firstCall[key]
+			if !seen {
+				first = time.Now()
+				firstCall[key] = first
+			}
+			mu.Unlock()
+			if time.Since(first) < parkFor {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				b, _ := json.Marshal(map[string]any{"status": "error", "error": map[string]string{"code": "service_unavailable", "description": "busy: " + string(body)}})
+				_, _ = w.Write(b)
+				return
+			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))

@@ -64,9 +64,10 @@ func positionOf(r *kgo.Record) position { return position{r.Topic, r.Partition, 
 // text — and then scans everything the connector wrote or said: every
 // record (key, value, headers) of the command-results, sessions,
 // webhook-events and dead-letter topics, its debug-level log output and its
-// error. Command topics and the retry topic are upstream's input (commands
-// carry card data by contract) and are not scanned, except as the control
-// that the scanner finds the cards there. The dead-letter value is checked
+// error, plus the session-updates and retry topics (a card payment the API
+// refuses past the batch deadline is parked there). Command topics are
+// upstream's input (commands carry card data by contract) and are not
+// scanned, except as the control that the scanner finds the cards there. The dead-letter value is checked
 // in its own sub-test.
 func TestNoCardDataLeaves(t *testing.T) {
 	started := time.Now()
@@ -96,12 +97,13 @@ func TestNoCardDataLeaves(t *testing.T) {
 		t.Errorf("connector Run: %v", err) // scanned below as well
 		errs = append(errs, err.Error())
 	}
-	records := readAll(t, topics.CommandResults, topics.Sessions, topics.WebhookEvents, topics.DeadLetter)
+	records := readAll(t, topics.CommandResults, topics.Sessions, topics.SessionUpdates, topics.WebhookEvents, topics.DeadLetter, topics.Retry)
 	t.Logf("scanning %d outcome records and %d bytes of logs (%.1fs after start)", len(records), len(r.logs.Bytes()), time.Since(started).Seconds())
 
 	s := leakscan.Scanner{SecurityCodes: []string{securityCode}}
 	role := map[string]string{topics.CommandResults: "command-results", topics.Sessions: "sessions",
-		topics.WebhookEvents: "webhook-events", topics.DeadLetter: "dead-letter"}
+		topics.SessionUpdates: "session-updates", topics.WebhookEvents: "webhook-events", topics.DeadLetter: "dead-letter",
+		topics.Retry: "retry"}
 	counts := map[string]int{}
 	var deadLetters []*kgo.Record
 	for _, rec := range records {
@@ -131,9 +133,10 @@ func TestNoCardDataLeaves(t *testing.T) {
 			t.Errorf("%s: %d records, want %d", topic, counts[topic], n)
 		}
 	}
-	if counts[topics.Sessions] == 0 || counts[topics.WebhookEvents] == 0 || len(r.logs.Bytes()) == 0 {
-		t.Errorf("nothing to scan: %d session states, %d webhook events, %d bytes of logs",
-			counts[topics.Sessions], counts[topics.WebhookEvents], len(r.logs.Bytes()))
+	if counts[topics.Sessions] == 0 || counts[topics.SessionUpdates] == 0 || counts[topics.WebhookEvents] == 0 ||
+		counts[topics.Retry] == 0 || len(r.logs.Bytes()) == 0 {
+		t.Errorf("nothing to scan: %d session states, %d session updates, %d webhook events, %d retry records, %d bytes of logs",
+			counts[topics.Sessions], counts[topics.SessionUpdates], counts[topics.WebhookEvents], counts[topics.Retry], len(r.logs.Bytes()))
 	}
 
 	// Issue 37 items 1-3: what each command's outcome says.
@@ -208,6 +211,11 @@ func buildCommands(t *testing.T, r *rig) []*kgo.Record {
 		out = append(out, &kgo.Record{Topic: cmds["init_payment"], Key: []byte(fmt.Sprintf("leak-%s%s%d", id, echoMarker, form)),
 			Value: []byte(fmt.Sprintf(paymentCommand, testCards[form%len(testCards)], securityCode, 130000+form, 200+form))})
 	}
+	// A card payment the API refuses with 503 past the batch deadline: it
+	// is parked in the retry topic, then accepted (issue 37 item 4).
+	out = append(out, &kgo.Record{Topic: cmds["init_payment"], Key: []byte("leak-" + id + parkMarker + "card"),
+		Value: []byte(fmt.Sprintf(paymentCommand, paysim.CardSuccess, securityCode, 140000, 300)),
+		Headers: []kgo.RecordHeader{{Key: "x-card", Value: []byte(paysim.CardSuccess)}}})
 	return out
 }
 

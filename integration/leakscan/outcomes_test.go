@@ -74,6 +74,10 @@ func checkOutcomes(t *testing.T, records, commands []*kgo.Record, resultsTopic, 
 					t.Errorf("%s: error %s %q is neither parsed nor the placeholder", key, what, v)
 				}
 			}
+		case strings.Contains(key, parkMarker):
+			if res.Status != codec.StatusAccepted || res.Attempts < 2 {
+				t.Errorf("%s: %s after %d attempts, want accepted after being parked", key, res.Status, res.Attempts)
+			}
 		case key == cardKey:
 			if res.Status != codec.StatusInvalid || deref(res.ErrorField) != "key" {
 				t.Errorf("card key: %s %s, want invalid key", res.Status, deref(res.ErrorField))

@@ -34,8 +34,9 @@ func TestErrorClasses(t *testing.T) {
 	})
 	t.Run("bad key", func(t *testing.T) {
 		k := "ab" // shorter than 4
-		e.produce(t, e.command(codec.KindCapture, k, capture("ps_1")))
-		published := codec.OutcomeKey(k) // an invalid key is published as its digest
+		rec := e.command(codec.KindCapture, k, capture("ps_1"))
+		e.produce(t, rec)
+		published := codec.OutcomeKeyAt(k, codec.Position{Topic: rec.Topic, Partition: rec.Partition, Offset: rec.Offset}) // an invalid key is published as its digest
 		if published == k {
 			t.Fatalf("OutcomeKey(%q) = the key itself", k)
 		}

@@ -214,7 +214,7 @@ func buildCommands(t *testing.T, r *rig) []*kgo.Record {
 	// A card payment the API refuses with 503 past the batch deadline: it
 	// is parked in the retry topic, then accepted (issue 37 item 4).
 	out = append(out, &kgo.Record{Topic: cmds["init_payment"], Key: []byte("leak-" + id + parkMarker + "card"),
-		Value: []byte(fmt.Sprintf(paymentCommand, paysim.CardSuccess, securityCode, 140000, 300)),
+		Value:   []byte(fmt.Sprintf(paymentCommand, paysim.CardSuccess, securityCode, 140000, 300)),
 		Headers: []kgo.RecordHeader{{Key: "x-card", Value: []byte(paysim.CardSuccess)}}})
 	return out
 }

@@ -13,10 +13,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/paysim"
 )
 
@@ -136,39 +136,7 @@ func (s *sandboxProc) setFaults(ctx context.Context, f paysim.Faults) error {
 
 // cpuTime is the sandbox process's user+system CPU time so far.
 func (s *sandboxProc) cpuTime() (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
-	if err != nil {
-		return 0, err
-	}
-	return parseStatCPU(b)
-}
-
-// clockTicks is USER_HZ, the unit of /proc/<pid>/stat times (100 on every
-// Linux architecture Go supports).
-const clockTicks = 100
-
-// parseStatCPU reads utime+stime of a /proc/<pid>/stat line. The fields
-// are counted after the command name, which is in parentheses and may hold
-// spaces.
-func parseStatCPU(stat []byte) (time.Duration, error) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, errors.New("stat: no command name")
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
-	if len(f) < 13 {
-		return 0, fmt.Errorf("stat: %d fields", len(f))
-	}
-	var ticks int64
-	for _, s := range f[11:13] {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("stat: %w", err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * time.Second / clockTicks, nil
+	return harness.ProcessCPU(strconv.Itoa(s.cmd.Process.Pid))
 }
 
 // close stops the sandbox: SIGTERM (graceful shutdown), SIGKILL after 10s.

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"fmt"
 	"math"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/paysession/paysession/integration/harness"
 )
 
 // percentile returns the p-th percentile (0..100) of ds by the nearest-rank
@@ -44,39 +41,17 @@ func resetPeakRSS() error {
 }
 
 // peakRSS is this process's VmHWM in bytes.
-func peakRSS() (int64, error) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
-	return parseStatusKB(b, "VmHWM")
-}
+func peakRSS() (int64, error) { return selfMemory("VmHWM") }
 
 // currentRSS is this process's VmRSS in bytes.
-func currentRSS() (int64, error) {
-	b, err := os.ReadFile("/proc/self/status")
+func currentRSS() (int64, error) { return selfMemory("VmRSS") }
+
+func selfMemory(name string) (int64, error) {
+	m, err := harness.ProcessMemory("self", name)
 	if err != nil {
 		return 0, err
 	}
-	return parseStatusKB(b, "VmRSS")
-}
-
-// parseStatusKB reads a "Name:   1234 kB" line of /proc/<pid>/status.
-func parseStatusKB(status []byte, name string) (int64, error) {
-	sc := bufio.NewScanner(bytes.NewReader(status))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok || k != name {
-			continue
-		}
-		f := strings.Fields(v)
-		if len(f) != 2 || f[1] != "kB" {
-			return 0, fmt.Errorf("%s: unexpected %q", name, v)
-		}
-		n, err := strconv.ParseInt(f[0], 10, 64)
-		return n * 1024, err
-	}
-	return 0, fmt.Errorf("%s not found", name)
+	return m[0], nil
 }
 
 func mib(b int64) float64 { return math.Round(float64(b)/(1<<20)*10) / 10 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -195,30 +193,4 @@ func (c *cluster) settle(ctx context.Context, max time.Duration, log *slog.Logge
 }
 
 // cpuTime is the user+system CPU time of process pid so far.
-func cpuTime(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// The fields are counted after the command name, which is in
-	// parentheses and may hold spaces; utime and stime are fields 14 and
-	// 15, f[11] and f[12] here.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, errors.New("stat: no command name")
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, fmt.Errorf("stat: %d fields", len(f))
-	}
-	var ticks int64
-	for _, s := range f[11:13] {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("stat: %w", err)
-		}
-		ticks += n
-	}
-	const clockTicks = 100 // USER_HZ on every Linux architecture Go supports
-	return time.Duration(ticks) * time.Second / clockTicks, nil
-}
+func cpuTime(pid int) (time.Duration, error) { return harness.ProcessCPU(strconv.Itoa(pid)) }

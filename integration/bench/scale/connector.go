@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/signing"
 )
 
@@ -243,27 +244,9 @@ func parseMetrics(text string) map[string]float64 {
 // procMemory returns VmRSS and VmHWM (the peak RSS) of process pid, in
 // bytes.
 func procMemory(pid int) (rss, peak int64, err error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	m, err := harness.ProcessMemory(strconv.Itoa(pid), "VmRSS", "VmHWM")
 	if err != nil {
 		return 0, 0, err
 	}
-	for line := range strings.Lines(string(b)) {
-		name, value, ok := strings.Cut(line, ":")
-		if !ok || (name != "VmRSS" && name != "VmHWM") {
-			continue
-		}
-		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("%s: %w", name, err)
-		}
-		if name == "VmRSS" {
-			rss = kb << 10
-		} else {
-			peak = kb << 10
-		}
-	}
-	if rss == 0 || peak == 0 {
-		return 0, 0, errors.New("no VmRSS or VmHWM in /proc status")
-	}
-	return rss, peak, nil
+	return m[0], m[1], nil
 }

@@ -109,11 +109,11 @@ func TestOutcomeKeyOfInvalidKeys(t *testing.T) {
 	}
 }
 
-// TestParkedCommandLargerThanRetryTopic: the retry record refers to its
-// command instead of copying it, so a command larger than the retry topic's
-// limit parks.
-func TestParkedCommandLargerThanRetryTopic(t *testing.T) {
-	const limit = 4096
+// parkedUnderLimit parks a capture of twice limit bytes on a pipeline
+// whose retry topic takes records of at most limit bytes, and returns the
+// records of its batch.
+func parkedUnderLimit(t *testing.T, limit int, sent bool) (*Pipeline, *batch, *inbound, []*kgo.Record) {
+	t.Helper()
 	p := newTestPipeline(t, &fakeAPI{}, func(c *Config) {
 		c.Limits = topics.Report{Topics: []topics.TopicReport{{Topic: DefaultTopics().Retry, Exists: true,
 			ConfigsKnown: true, MaxMessageBytes: limit}}}
@@ -122,11 +122,19 @@ func TestParkedCommandLargerThanRetryTopic(t *testing.T) {
 		Value: []byte(`{"session_id":"ps_1","x":"` + strings.Repeat("x", 2*limit) + `"}`)}
 	in := newInbound(rec, "capture", false)
 	b := &batch{ins: []*inbound{in}, outcomes: map[*inbound]*outcome{
-		in: park(in, retryState{attempts: 1, nextAttempt: testNow}, false)}}
+		in: park(in, retryState{attempts: 1, sent: sent, nextAttempt: testNow}, false)}}
 	recs, err := p.recordsOf(context.Background(), b)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p, b, in, recs
+}
+
+// TestParkedCommandLargerThanRetryTopic: the retry record refers to its
+// command instead of copying it, so a command larger than the retry topic's
+// limit parks.
+func TestParkedCommandLargerThanRetryTopic(t *testing.T) {
+	p, _, _, recs := parkedUnderLimit(t, 4096, false)
 	if len(recs) != 1 || recs[0].Topic != p.cfg.Topics.Retry || recs[0].Value != nil {
 		t.Fatalf("records %v, want one retry record without the command", recs)
 	}
@@ -138,19 +146,7 @@ func TestParkedCommandLargerThanRetryTopic(t *testing.T) {
 func TestParkedCommandTooLargeForRetryTopic(t *testing.T) {
 	const limit = 64 // less than the retry record's headers
 	for _, sent := range []bool{false, true} {
-		p := newTestPipeline(t, &fakeAPI{}, func(c *Config) {
-			c.Limits = topics.Report{Topics: []topics.TopicReport{{Topic: DefaultTopics().Retry, Exists: true,
-				ConfigsKnown: true, MaxMessageBytes: limit}}}
-		})
-		rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte("key-0001"), Timestamp: testNow,
-			Value: []byte(`{"session_id":"ps_1","x":"` + strings.Repeat("x", 2*limit) + `"}`)}
-		in := newInbound(rec, "capture", false)
-		b := &batch{ins: []*inbound{in}, outcomes: map[*inbound]*outcome{
-			in: park(in, retryState{attempts: 1, sent: sent, nextAttempt: testNow}, false)}}
-		recs, err := p.recordsOf(context.Background(), b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, b, in, recs := parkedUnderLimit(t, limit, sent)
 		want := codec.StatusRejected
 		if sent {
 			want = codec.StatusIndeterminate

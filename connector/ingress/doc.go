@@ -15,7 +15,7 @@
 // MaxInFlight, all before the body is read → body up to MaxBodyBytes →
 // X-PARTNER-SIGN over the raw body (any configured service key) → strict
 // {type, session} parse →
-// dedupe by event id (SHA-256 of the body) → update produced with acks=all
+// dedupe by event id (SHA-256 of the body with card data masked: EventID) → update produced with acks=all
 // and idempotence → 200 only once Kafka acknowledged it, 503 when it cannot
 // within PublishTimeout (the service retries for 30 minutes).
 //

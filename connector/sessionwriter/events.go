@@ -6,7 +6,7 @@ import (
 )
 
 // eventKey is an event id as a map key: the 32 bytes of an id written as
-// 64 hex digits (the ingress's SHA-256 of the body), else the SHA-256 of
+// 64 hex digits (the ingress's EventID, a SHA-256), else the SHA-256 of
 // the id, so an entry costs the same whatever a header carried.
 type eventKey [sha256.Size]byte
 

@@ -7,7 +7,7 @@ import (
 // Header keys of an update record. The first two are copied onto what the
 // writer derives from it; HeaderRepublish is the writer's own and is not.
 const (
-	// HeaderEventID carries a webhook's event id (SHA-256 of its body): the
+	// HeaderEventID carries a webhook's event id (ingress.EventID): the
 	// writer also derives a webhook event, once per event id.
 	HeaderEventID = "paysession-event-id"
 	// HeaderWebhookType carries the webhook's type.

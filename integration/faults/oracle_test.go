@@ -1,8 +1,6 @@
 package faults_test
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/paysession/paysession/connector/ingress"
 	"github.com/paysession/paysession/integration/leakscan"
 	"github.com/paysession/paysession/internal/codec"
 )
@@ -253,8 +252,7 @@ func webhookCountsNow(t testing.TB, r *Rig) (expected, published, duplicate int)
 			continue
 		}
 		expected++
-		sum := sha256.Sum256(d.Body)
-		if seen[hex.EncodeToString(sum[:])] > 0 {
+		if seen[ingress.EventID(d.Body)] > 0 {
 			published++
 		}
 	}

@@ -107,7 +107,7 @@ func (in *inbound) age(now time.Time) time.Duration {
 	return now.Sub(earliest)
 }
 
-// outcomeKey is the key the command's outcome records carry: codec.OutcomeKey of
+// outcomeKey is the key the command's outcome records carry: codec.OutcomeKeyAt of
 // its idempotency key.
 func (in *inbound) outcomeKey() string {
 	return codec.OutcomeKeyAt(in.key, codec.Position{Topic: in.src.Topic, Partition: in.src.Partition, Offset: in.src.Offset})

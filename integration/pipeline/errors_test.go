@@ -36,9 +36,9 @@ func TestErrorClasses(t *testing.T) {
 		k := "ab" // shorter than 4
 		rec := e.command(codec.KindCapture, k, capture("ps_1"))
 		e.produce(t, rec)
-		published := codec.OutcomeKeyAt(k, codec.Position{Topic: rec.Topic, Partition: rec.Partition, Offset: rec.Offset}) // an invalid key is published as its digest
+		published := codec.OutcomeKeyAt(k, codec.Position{Topic: rec.Topic, Partition: rec.Partition, Offset: rec.Offset}) // an invalid key is published as its position (ProduceSync filled it in)
 		if published == k {
-			t.Fatalf("OutcomeKey(%q) = the key itself", k)
+			t.Fatalf("OutcomeKeyAt(%q) = the key itself", k)
 		}
 		res := e.out.result(t, published, 30*time.Second)
 		e.wantInvalid(t, res, published)

@@ -36,13 +36,3 @@ func OutcomeKeyAt(key string, at Position) string {
 	}
 	return invalidKey + "-" + at.Topic + "-" + strconv.Itoa(int(at.Partition)) + "-" + strconv.FormatInt(at.Offset, 10)
 }
-
-// OutcomeKey is OutcomeKeyAt for a caller that does not know the record's
-// position: an invalid key gives "invalid", the same for every record.
-// Callers that know the record use OutcomeKeyAt, whose keys are unique.
-func OutcomeKey(key string) string {
-	if ValidateIdempotencyKey(key) == nil {
-		return key
-	}
-	return invalidKey
-}

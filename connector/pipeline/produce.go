@@ -3,6 +3,8 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -73,15 +75,48 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 			st.IdempotencyKey = &k
 		}
 		st.Project = projectOf(out)
-		v, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.SessionUpdates, st)
+		u, err := p.stateUpdate(ctx, st, append(slices.Clone(trace), sessionwriter.FromCommand()))
 		if err != nil {
-			return nil, fmt.Errorf("encode session state: %w", err)
+			return nil, err
 		}
-		u := sessionwriter.Update(p.cfg.Topics.SessionUpdates, st.Session.ID, v, trace...)
-		u.Headers = append(u.Headers, sessionwriter.FromCommand())
-		recs = append(recs, u)
+		if u != nil {
+			recs = append(recs, u)
+		}
 	}
 	return recs, nil
+}
+
+// stateUpdate encodes the update record of a session state. A state that
+// would not fit the session-updates topic (Config.Limits) is encoded again
+// without its operations' metadata, the one member a command sizes, and
+// says so in header.Withheld; one that still would not fit is not
+// published (logged): the command's result is, and a later state of the
+// session (a webhook, a poll) reaches the sessions topic, so no record
+// stalls the transaction.
+func (p *Pipeline) stateUpdate(ctx context.Context, st *codec.SessionState, headers []kgo.RecordHeader) (*kgo.Record, error) {
+	v, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.SessionUpdates, st)
+	if err != nil {
+		return nil, fmt.Errorf("encode session state: %w", err)
+	}
+	u := sessionwriter.Update(p.cfg.Topics.SessionUpdates, st.Session.ID, v, headers...)
+	if p.cfg.Limits.Fits(u) {
+		return u, nil
+	}
+	lean := *st
+	lean.Session.Operations = slices.Clone(st.Session.Operations)
+	for i := range lean.Session.Operations {
+		lean.Session.Operations[i].Metadata = nil
+	}
+	if v, err = p.cfg.Encoder.Encode(ctx, p.cfg.Topics.SessionUpdates, &lean); err != nil {
+		return nil, fmt.Errorf("encode session state: %w", err)
+	}
+	u = sessionwriter.Update(p.cfg.Topics.SessionUpdates, st.Session.ID, v, append(slices.Clone(headers), header.New(header.Withheld, "metadata"))...)
+	if p.cfg.Limits.Fits(u) {
+		return u, nil
+	}
+	p.log.WarnContext(ctx, "session state too large for its topic even without metadata; not published",
+		slog.String("session_id", st.Session.ID), slog.String("topic", p.cfg.Topics.SessionUpdates), slog.Int("bytes", len(v)))
+	return nil, nil
 }
 
 // projectOf is the partner project a command's session states name: the

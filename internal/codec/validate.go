@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -164,13 +165,24 @@ func (p *problems) freeTextPtr(field string, v *string) {
 	}
 }
 
-// metadata checks that metadata is one JSON document holding no card data
-// in any member name or value, at any depth.
+// MaxMetadataBytes bounds a command's metadata (compacted JSON). The
+// service copies metadata into the session, and the session's state into
+// every update, state and webhook event the connector writes, several times
+// when a session holds several operations: the bound keeps those records
+// far below a topic's max.message.bytes (1 MiB by default), whatever the
+// command.
+const MaxMetadataBytes = 16 << 10
+
+// metadata checks that metadata is one JSON document of at most
+// MaxMetadataBytes holding no card data in any member name or value, at any
+// depth.
 func (p *problems) metadata(m *Metadata) {
 	switch {
 	case m == nil:
 	case !m.Valid():
 		p.add("metadata", RuleFormat, "metadata must be one JSON document")
+	case len(*m) > MaxMetadataBytes:
+		p.add("metadata", RuleLength, fmt.Sprintf("metadata of %d bytes exceeds %d bytes", len(*m), MaxMetadataBytes))
 	default:
 		if path, found := m.cardData(); found {
 			p.add("metadata"+path, RuleCardData, cardDataReason)

@@ -71,6 +71,10 @@ const (
 	// DeadLetterHeaders, among a dead letter's original headers, says they
 	// were withheld ("withheld") because the letter would not fit.
 	DeadLetterHeaders = "paysession-dlq-headers"
+	// Withheld, on a session update (and the state written from it), names
+	// the member left out because the state would not fit its topic's
+	// max.message.bytes: "metadata" (every operation's).
+	Withheld = "paysession-withheld"
 )
 
 // Owned reports whether a header is one the connector owns, and so rewrites
@@ -79,7 +83,7 @@ func Owned(k string) bool {
 	switch k {
 	case RecordTime, Key, Kind, SourceTopic, SourcePartition, SourceOffset, Attempts, NextAttempt,
 		FirstAttempt, Sent, Error, ErrorField, ErrorCode, Lane, DeadLetterValue, FirstSeen,
-		DecodeFailures, Redrive, DeadLetterOriginalSize, DeadLetterHeaders:
+		DecodeFailures, Redrive, DeadLetterOriginalSize, DeadLetterHeaders, Withheld:
 		return true
 	}
 	return false

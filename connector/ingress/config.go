@@ -17,6 +17,8 @@ import (
 const (
 	DefaultMaxBodyBytes = 64 << 10
 	DefaultMaxInFlight  = 128
+	DefaultMaxBodies    = 1024
+	DefaultBodyTimeout  = 5 * time.Second
 )
 
 // Config configures an Ingress. Zero durations and sizes take the defaults
@@ -51,21 +53,34 @@ type Config struct {
 	// "payments.sessions.updates".
 	UpdatesTopic string
 	// MaxBodyBytes answers 413 above it. Default 64 KiB: real webhooks are
-	// a few KB (a session with its operations), and every request in
-	// flight may hold this much, so MaxInFlight × MaxBodyBytes bounds the
-	// memory the port can take (8 MiB by default).
+	// a few KB (a session with its operations), and every request holding
+	// a body may hold this much, so MaxBodies × MaxBodyBytes bounds the
+	// memory of bodies (64 MiB by default).
 	MaxBodyBytes int64
-	// MaxInFlight bounds the requests that passed the header checks and
-	// are being served (body read, verified, waiting for Kafka); beyond it
-	// a request waits for a slot (AdmitWait, MaxWaiting), else gets 503 with
-	// Retry-After, before its body is read. Default 128.
+	// MaxBodies bounds the requests holding a body at once: reading it,
+	// verifying it, waiting for a slot or for Kafka. Beyond it a request
+	// gets 503 with Retry-After before its body is read. Set it to the
+	// webhook listener's connection cap (PAYSESSION_WEBHOOK_MAX_CONNECTIONS):
+	// a request holds its connection, so the cap binds first and a client
+	// with a slow body takes a connection, never a slot of MaxInFlight.
+	// Default 1024.
+	MaxBodies int
+	// BodyTimeout bounds reading the body, from the end of the headers: a
+	// client that has not sent its whole body within it gets 408. Real
+	// bodies are a few KB; the server's ReadTimeout would let a trickling
+	// client hold its connection and its buffer far longer. Default 5s.
+	BodyTimeout time.Duration
+	// MaxInFlight bounds the verified webhooks being published (waiting
+	// for Kafka); beyond it a webhook waits for a slot (AdmitWait,
+	// MaxWaiting), else gets 503 with Retry-After. Only a body that
+	// verified under a service key takes a slot, so clients without the
+	// service's key cannot take them. Default 128.
 	MaxInFlight int
-	// AdmitWait is how long a request beyond MaxInFlight waits for a slot
-	// before its 503. Default 1s.
+	// AdmitWait is how long a verified webhook beyond MaxInFlight waits for
+	// a slot before its 503. Default 1s.
 	AdmitWait time.Duration
-	// MaxWaiting bounds the requests waiting for a slot (each holds a
-	// connection, no body); beyond it a request gets 503 at once. Default
-	// 8 × MaxInFlight.
+	// MaxWaiting bounds the verified webhooks waiting for a slot; beyond it
+	// one gets 503 at once. Default 8 × MaxInFlight.
 	MaxWaiting int
 	// PublishTimeout bounds the wait for Kafka before answering 503.
 	// Default 10s.
@@ -93,6 +108,8 @@ func (c *Config) defaults() {
 	fields.Default(&c.Path, "/webhooks")
 	fields.Default(&c.UpdatesTopic, "payments.sessions.updates")
 	fields.Default(&c.MaxBodyBytes, DefaultMaxBodyBytes)
+	fields.Default(&c.MaxBodies, DefaultMaxBodies)
+	fields.Default(&c.BodyTimeout, DefaultBodyTimeout)
 	fields.Default(&c.MaxInFlight, DefaultMaxInFlight)
 	fields.Default(&c.AdmitWait, time.Second)
 	fields.Default(&c.MaxWaiting, 8*c.MaxInFlight)
@@ -139,13 +156,16 @@ func (c Config) Validate() error {
 	if c.MaxBodyBytes < 0 {
 		add("MaxBodyBytes", "%d is negative", c.MaxBodyBytes)
 	}
+	if c.MaxBodies < 0 {
+		add("MaxBodies", "%d is negative", c.MaxBodies)
+	}
 	if c.MaxInFlight < 0 {
 		add("MaxInFlight", "%d is negative", c.MaxInFlight)
 	}
 	for _, d := range []struct {
 		name string
 		d    time.Duration
-	}{{"PublishTimeout", c.PublishTimeout}, {"DeliveryTimeout", c.DeliveryTimeout}, {"DedupeTTL", c.DedupeTTL}} {
+	}{{"BodyTimeout", c.BodyTimeout}, {"PublishTimeout", c.PublishTimeout}, {"DeliveryTimeout", c.DeliveryTimeout}, {"DedupeTTL", c.DedupeTTL}} {
 		if d.d < 0 {
 			add(d.name, "%s is negative", d.d)
 		}

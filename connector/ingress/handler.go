@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"os"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -22,9 +23,12 @@ import (
 // earlier delivery of the same body); 503 asks the service to retry.
 //
 // Everything that can be judged from the request line and headers (path,
-// method, content type, the shape of X-PARTNER-SIGN, the bound on requests
-// in flight) is judged before the body is read, so traffic that will be
-// refused costs neither memory nor a body read.
+// method, content type, the shape of X-PARTNER-SIGN) is judged before the
+// body is read, so traffic that will be refused costs neither memory nor a
+// body read. The body is then read within BodyTimeout and verified, and
+// only a verified webhook takes one of the MaxInFlight slots for its
+// publish: a client without the service's key, however slow, never holds
+// one.
 func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ctx, span := startSpan(r); span.IsRecording() {
 		defer span.End()
@@ -35,25 +39,19 @@ func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.reject(w, code, "none", verdict)
 		return
 	}
-	switch in.enter(r.Context()) {
-	case entered:
-	case overloaded:
-		w.Header().Set("Retry-After", retryAfterOverloaded)
-		in.reject(w, http.StatusServiceUnavailable, "none", verdictOverloaded)
-		return
-	default:
+	if in.isStopping() {
 		in.reject(w, http.StatusServiceUnavailable, "none", verdictUnavailable)
 		return
 	}
-	defer in.leave()
-	body, err := io.ReadAll(http.MaxBytesReader(unwrap(w), r.Body, in.cfg.MaxBodyBytes))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			in.reject(w, http.StatusRequestEntityTooLarge, "none", verdictTooLarge)
-			return
-		}
-		in.reject(w, http.StatusBadRequest, "none", verdictMalformed)
+	if !in.holdBody() {
+		w.Header().Set("Retry-After", retryAfterOverloaded)
+		in.reject(w, http.StatusServiceUnavailable, "none", verdictOverloaded)
+		return
+	}
+	defer in.dropBody()
+	body, code, verdict := in.readBody(w, r)
+	if code != 0 {
+		in.reject(w, code, "none", verdict)
 		return
 	}
 	if err := in.cfg.Verifier.Verify(body, sig); err != nil {
@@ -72,7 +70,51 @@ func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.String("field", f))
 	}
 	wh.Project = project
+	switch in.enter(r.Context()) {
+	case entered:
+	case overloaded:
+		w.Header().Set("Retry-After", retryAfterOverloaded)
+		in.reject(w, http.StatusServiceUnavailable, typeLabel(wh.Type), verdictOverloaded)
+		return
+	default:
+		in.reject(w, http.StatusServiceUnavailable, typeLabel(wh.Type), verdictUnavailable)
+		return
+	}
+	defer in.leave()
 	in.accept(w, r, wh, EventID(body))
+}
+
+// readBody reads the body, at most MaxBodyBytes, within BodyTimeout, and
+// returns it, or the status and verdict of the refusal. The deadline is the
+// connection's (a client that stops sending is cut off in the kernel's
+// read, not after the fact). It is lifted once the body is in, as the
+// server's watch of the idle connection would otherwise take it for the
+// client leaving and end the request while it waits for Kafka; after a
+// refusal it stays, so that the server, discarding the rest of the body
+// before its answer, gives up at once and closes the connection. Without a
+// connection (a ResponseWriter that cannot set deadlines) the server's
+// ReadTimeout alone bounds the read.
+func (in *Ingress) readBody(w http.ResponseWriter, r *http.Request) (body []byte, code int, verdict string) {
+	rc := http.NewResponseController(unwrap(w))
+	// A network deadline runs on the wall clock, not on cfg.Now.
+	deadline := rc.SetReadDeadline(time.Now().Add(in.cfg.BodyTimeout)) == nil
+	body, err := io.ReadAll(http.MaxBytesReader(unwrap(w), r.Body, in.cfg.MaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case err == nil:
+		if deadline {
+			_ = rc.SetReadDeadline(time.Time{})
+		}
+		return body, 0, ""
+	case errors.As(err, &tooLarge):
+		return nil, http.StatusRequestEntityTooLarge, verdictTooLarge
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		in.cfg.Logger.DebugContext(r.Context(), "webhook body not sent in time", slog.String("remote", r.RemoteAddr),
+			slog.Duration("body_timeout", in.cfg.BodyTimeout))
+		return nil, http.StatusRequestTimeout, verdictBodyTimeout
+	default:
+		return nil, http.StatusBadRequest, verdictMalformed
+	}
 }
 
 // EventID is a webhook's event id: the SHA-256, in hex, of its body with

@@ -28,8 +28,9 @@ type Ingress struct {
 	stopMu   sync.RWMutex // orders handlers.Add before Shutdown's Wait
 	stopping bool
 	handlers sync.WaitGroup // requests being served
-	slots    chan struct{}  // one token per request in flight, MaxInFlight at most
-	waiting  atomic.Int64   // requests waiting for a slot
+	bodies   chan struct{}  // one token per request holding a body, MaxBodies at most
+	slots    chan struct{}  // one token per verified webhook in flight, MaxInFlight at most
+	waiting  atomic.Int64   // verified webhooks waiting for a slot
 	pending  sync.WaitGroup // publish attempts not yet settled
 }
 
@@ -46,7 +47,7 @@ func New(cfg Config) (*Ingress, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Ingress{cfg: cfg, paths: projectPaths(cfg), metrics: m, deliveries: d, baseCtx: ctx, cancel: cancel,
-		slots: make(chan struct{}, cfg.MaxInFlight)}, nil
+		bodies: make(chan struct{}, cfg.MaxBodies), slots: make(chan struct{}, cfg.MaxInFlight)}, nil
 }
 
 // Path returns the URL path of the default project's webhooks; each
@@ -91,22 +92,38 @@ type admission int
 
 const (
 	entered    admission = iota
-	overloaded           // MaxInFlight requests are being served
+	overloaded           // MaxInFlight webhooks are being published
 	stopping             // Shutdown has begun
 )
 
 // retryAfterOverloaded is the Retry-After (seconds) of a 503 beyond
-// MaxInFlight: requests in flight end within PublishTimeout, most of them
-// in milliseconds, and the service retries at its own growing intervals.
+// MaxInFlight or MaxBodies: requests in flight end within PublishTimeout,
+// most of them in milliseconds, bodies are read within BodyTimeout, and the
+// service retries at its own growing intervals.
 const retryAfterOverloaded = "1"
 
-// enter counts a request in, unless the ingress is stopping. When
-// MaxInFlight requests are being served it waits up to AdmitWait for one to
-// end — a waiting request holds no body, only its connection — unless
-// MaxWaiting requests wait already; then, or when the wait ends first, the
-// request is overloaded. A burst of webhooks (the service sends one per
-// session at once, and retries them together) is so absorbed instead of
-// refused. A request that entered must call leave.
+// holdBody takes a token of MaxBodies for a request about to read its body,
+// without waiting: when MaxBodies requests hold a body it reports false and
+// the request is refused unread. A request that got one must call
+// dropBody when it ends.
+func (in *Ingress) holdBody() bool {
+	select {
+	case in.bodies <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (in *Ingress) dropBody() { <-in.bodies }
+
+// enter counts a verified webhook in, unless the ingress is stopping. When
+// MaxInFlight webhooks are being published it waits up to AdmitWait for one
+// to end, unless MaxWaiting webhooks wait already; then, or when the wait
+// ends first, the webhook is overloaded. A burst of webhooks (the service
+// sends one per session at once, and retries them together) is so absorbed
+// instead of refused. Only a body that verified gets here, so the slots are
+// the service's alone. A request that entered must call leave.
 func (in *Ingress) enter(ctx context.Context) admission {
 	if in.isStopping() {
 		return stopping

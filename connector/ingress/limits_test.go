@@ -3,10 +3,10 @@ package ingress
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,26 +91,25 @@ func (b *slowBody) Read(p []byte) (int, error) {
 	return b.r.Read(p)
 }
 
-// TestInFlightBound: with MaxInFlight requests being served, one more is
-// answered 503 with Retry-After once AdmitWait passed without a free slot,
-// without its body being read, and counted as overloaded; the ones in flight
-// then complete normally.
-func TestInFlightBound(t *testing.T) {
+// TestBodiesBound: with MaxBodies requests reading their bodies, one more
+// is answered 503 with Retry-After at once, without its body being read,
+// and counted as overloaded; the ones reading then complete normally.
+func TestBodiesBound(t *testing.T) {
 	const bound = 2
-	f := newFixture(t, func(c *Config) {
-		c.MaxInFlight, c.AdmitWait, c.PublishTimeout = bound, 50*time.Millisecond, 10*time.Second
-	})
+	f := newFixture(t, func(c *Config) { c.MaxBodies, c.PublishTimeout = bound, 10*time.Second })
 	release := make(chan struct{})
 	var releaseOnce sync.Once
 	free := func() { releaseOnce.Do(func() { close(release) }) }
 	t.Cleanup(free) // before the fixture's cleanup, which waits for the requests
-	codes := make(chan int, bound+1)
-	serve := func(b []byte, rb io.Reader) { codes <- f.serve(t, b, rb) }
+	codes := make(chan int, bound)
 	for i := range bound {
 		b := body("payment_finished", "ps_"+string(rune('a'+i)), "accepted", i)
 		sb := &slowBody{r: bytes.NewReader(b), started: make(chan struct{}), release: release}
-		go serve(b, sb)
-		<-sb.started // this request holds a slot, reading its body
+		go func() { codes <- f.serve(t, b, sb) }()
+		<-sb.started // this request holds a body, reading it
+	}
+	if got := testutil.ToFloat64(f.in.metrics.inFlight); got != 0 {
+		t.Fatalf("in-flight gauge %v while bodies are read, want 0: reading holds no slot", got)
 	}
 	extra := body("payment_finished", "ps_x", "accepted", 9)
 	rb := &recordingBody{r: bytes.NewReader(extra)}
@@ -118,13 +117,7 @@ func TestInFlightBound(t *testing.T) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-PARTNER-SIGN", sign(t, f.key, extra))
 	rec := httptest.NewRecorder()
-	done := make(chan struct{})
-	go func() { f.in.ServeHTTP(rec, req); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second): // only a broken bound gets here
-		t.Fatal("request beyond MaxInFlight was not refused; it waits with the others")
-	}
+	f.in.ServeHTTP(rec, req)
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
 		t.Fatalf("status %d, Retry-After %q; want 503 with Retry-After", rec.Code, rec.Header().Get("Retry-After"))
 	}
@@ -134,10 +127,54 @@ func TestInFlightBound(t *testing.T) {
 	if got := testutil.ToFloat64(f.in.metrics.requests.WithLabelValues("none", verdictOverloaded)); got != 1 {
 		t.Fatalf("overloaded count %v, want 1", got)
 	}
+	free()
+	for range bound {
+		if code := <-codes; code != http.StatusOK {
+			t.Fatalf("request reading its body answered %d, want 200", code)
+		}
+	}
+	if code := f.post(t, extra, sign(t, f.key, extra)); code != http.StatusOK {
+		t.Fatalf("after the bodies were read: status %d, want 200", code)
+	}
+}
+
+// holdInFlight makes Kafka hold what it is sent and posts n signed
+// webhooks in the background, returning once all n are in flight; their
+// status codes arrive on the channel once the producer releases them.
+func (f *fixture) holdInFlight(t *testing.T, n int) <-chan int {
+	t.Helper()
+	f.prod.setMode("hold")
+	codes := make(chan int, n)
+	for i := range n {
+		b := body("payment_finished", "ps_held_"+string(rune('a'+i)), "accepted", i)
+		go func() { codes <- f.serve(t, b, bytes.NewReader(b)) }()
+	}
+	waitFor(t, fmt.Sprintf("%d webhooks in flight", n), func() bool { return testutil.ToFloat64(f.in.metrics.inFlight) == float64(n) })
+	return codes
+}
+
+// TestInFlightBound: with MaxInFlight verified webhooks being published,
+// one more is answered 503 with Retry-After once AdmitWait passed without a
+// free slot, and counted as overloaded; the ones in flight then complete
+// normally.
+func TestInFlightBound(t *testing.T) {
+	const bound = 2
+	f := newFixture(t, func(c *Config) {
+		c.MaxInFlight, c.AdmitWait, c.PublishTimeout = bound, 50*time.Millisecond, 10*time.Second
+	})
+	codes := f.holdInFlight(t, bound)
+	extra := body("payment_finished", "ps_x", "accepted", 9)
+	if code := f.post(t, extra, sign(t, f.key, extra)); code != http.StatusServiceUnavailable {
+		t.Fatalf("beyond MaxInFlight: status %d, want 503", code)
+	}
+	if got := testutil.ToFloat64(f.in.metrics.requests.WithLabelValues("payment_finished", verdictOverloaded)); got != 1 {
+		t.Fatalf("overloaded count %v, want 1", got)
+	}
 	if got := testutil.ToFloat64(f.in.metrics.inFlight); got != bound {
 		t.Fatalf("in-flight gauge %v, want %d", got, bound)
 	}
-	free()
+	f.prod.setMode("ok")
+	f.prod.release()
 	for range bound {
 		if code := <-codes; code != http.StatusOK {
 			t.Fatalf("request in flight answered %d, want 200", code)
@@ -152,45 +189,30 @@ func TestInFlightBound(t *testing.T) {
 	}
 }
 
-// TestInFlightBurstWaitsForASlot: a request beyond MaxInFlight waits for a
-// slot (AdmitWait) and is served when one frees up, so a burst of webhooks
-// is absorbed; beyond MaxWaiting waiting requests, one more gets 503 at
-// once.
+// TestInFlightBurstWaitsForASlot: a verified webhook beyond MaxInFlight
+// waits for a slot (AdmitWait) and is served when one frees up, so a burst
+// of webhooks is absorbed; beyond MaxWaiting waiting webhooks, one more
+// gets 503 at once.
 func TestInFlightBurstWaitsForASlot(t *testing.T) {
 	f := newFixture(t, func(c *Config) {
 		c.MaxInFlight, c.MaxWaiting, c.AdmitWait, c.PublishTimeout = 1, 1, time.Minute, 10*time.Second
 	})
-	release := make(chan struct{})
-	var releaseOnce sync.Once
-	free := func() { releaseOnce.Do(func() { close(release) }) }
-	t.Cleanup(free)
-	post := func(b []byte, rb io.Reader, codes chan<- int) { codes <- f.serve(t, b, rb) }
-	first := body("payment_finished", "ps_a", "accepted", 1)
-	sb := &slowBody{r: bytes.NewReader(first), started: make(chan struct{}), release: release}
-	firstCode := make(chan int, 1)
-	go post(first, sb, firstCode)
-	<-sb.started // holds the only slot
-
+	firstCode := f.holdInFlight(t, 1) // holds the only slot
 	waiter := body("payment_finished", "ps_b", "accepted", 2)
 	waiterCode := make(chan int, 1)
-	go post(waiter, bytes.NewReader(waiter), waiterCode)
-	deadline := time.Now().Add(10 * time.Second)
-	for f.in.waiting.Load() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("the second request is not waiting for a slot")
-		}
-		runtime.Gosched()
-	}
+	go func() { waiterCode <- f.serve(t, waiter, bytes.NewReader(waiter)) }()
+	waitFor(t, "the second webhook waiting for a slot", func() bool { return f.in.waiting.Load() == 1 })
 	third := body("payment_finished", "ps_c", "accepted", 3)
 	if code := f.post(t, third, sign(t, f.key, third)); code != http.StatusServiceUnavailable {
 		t.Fatalf("beyond MaxWaiting: status %d, want 503 at once", code)
 	}
-	free()
+	f.prod.setMode("ok")
+	f.prod.release()
 	if code := <-firstCode; code != http.StatusOK {
 		t.Fatalf("first: %d, want 200", code)
 	}
 	if code := <-waiterCode; code != http.StatusOK {
-		t.Fatalf("waiting request: %d, want 200 once the slot was free", code)
+		t.Fatalf("waiting webhook: %d, want 200 once the slot was free", code)
 	}
 }
 

@@ -25,7 +25,8 @@ const (
 	verdictBadSignature   = "bad_signature"
 	verdictMalformed      = "malformed"
 	verdictUnavailable    = "unavailable"
-	verdictOverloaded     = "overloaded" // beyond MaxInFlight: 503 with Retry-After
+	verdictOverloaded     = "overloaded"   // beyond MaxInFlight or MaxBodies: 503 with Retry-After
+	verdictBodyTimeout    = "body_timeout" // body not sent within BodyTimeout: 408
 )
 
 func newMetrics(reg prometheus.Registerer, dedupeEntries func() int) (*metrics, error) {
@@ -41,7 +42,7 @@ func newMetrics(reg prometheus.Registerer, dedupeEntries func() int) (*metrics, 
 		}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "paysession_webhook_requests_in_flight",
-			Help: "Webhook requests past the header checks and being served; at most MaxInFlight, beyond it 503 (verdict overloaded).",
+			Help: "Verified webhooks being published; at most MaxInFlight, beyond it 503 (verdict overloaded).",
 		}),
 	}
 	if reg == nil {
@@ -55,8 +56,8 @@ func newMetrics(reg prometheus.Registerer, dedupeEntries func() int) (*metrics, 
 	// count in rate() (a series' first value is no increase).
 	for _, t := range append([]string{"none", "other"}, slices.Sorted(maps.Keys(knownTypes))...) {
 		m.requests.WithLabelValues(t, verdictUnavailable)
+		m.requests.WithLabelValues(t, verdictOverloaded)
 	}
-	m.requests.WithLabelValues("none", verdictOverloaded)
 	if m.publishDuration, err = register(reg, m.publishDuration); err != nil {
 		return nil, err
 	}

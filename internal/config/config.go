@@ -126,11 +126,13 @@ type Webhook struct {
 	Enabled           bool          `env:"ENABLED, default=true" desc:"serve the webhook endpoint"`
 	ListenAddr        string        `env:"LISTEN_ADDR, default=:8080" desc:"listen address of the webhook endpoint"`
 	Path              string        `env:"PATH, default=/webhooks/paysession" desc:"URL path of the webhooks of PAYSESSION_API_PROJECT (also served at this path/that project id); each project of PAYSESSION_API_EXTRA_PROJECTS has its own, this path/project id, to configure as that project's webhook URL at the service (a webhook names no project)"`
-	MaxBodyBytes      int64         `env:"MAX_BODY_BYTES, default=65536" desc:"largest accepted webhook body (real ones are a few KB); larger gets 413. MAX_IN_FLIGHT x this bounds the port's memory"`
-	MaxInFlight       int           `env:"MAX_IN_FLIGHT, default=128" desc:"webhook requests served at once; more get 503 with Retry-After before their body is read"`
+	MaxBodyBytes      int64         `env:"MAX_BODY_BYTES, default=65536" desc:"largest accepted webhook body (real ones are a few KB); larger gets 413. MAX_CONNECTIONS x this bounds the memory of webhook bodies (64 MiB by default)"`
+	MaxInFlight       int           `env:"MAX_IN_FLIGHT, default=128" desc:"verified webhooks published at once; more wait up to 1s for a slot, then get 503 with Retry-After. Only a body whose signature verified takes a slot"`
+	MaxConnections    int           `env:"MAX_CONNECTIONS, default=1024" desc:"connections the webhook port holds at once, and so requests holding a body; more wait in the kernel's backlog (idle keep-alive connections are closed to make room). With MAX_BODY_BYTES it bounds the port's memory"`
 	MaxHeaderBytes    int           `env:"MAX_HEADER_BYTES, default=16384" desc:"largest accepted request header block of the webhook port"`
 	ReadHeaderTimeout time.Duration `env:"READ_HEADER_TIMEOUT, default=10s" desc:"a webhook connection that has not sent its headers within this is closed (slowloris)"`
 	ReadTimeout       time.Duration `env:"READ_TIMEOUT, default=30s" desc:"a webhook request not fully read (headers and body) within this is cut off"`
+	BodyTimeout       time.Duration `env:"BODY_TIMEOUT, default=5s" desc:"a webhook body not fully received within this after its headers gets 408; the request holds no publish slot meanwhile. At most READ_TIMEOUT"`
 	IdleTimeout       time.Duration `env:"IDLE_TIMEOUT, default=2m" desc:"an idle keep-alive webhook connection is closed after this"`
 	DedupTTL          time.Duration `env:"DEDUP_TTL, default=24h" desc:"how long a delivered webhook's event id is remembered"`
 	DedupMax          int           `env:"DEDUP_MAX_ENTRIES, default=100000" desc:"bound of remembered event ids"`

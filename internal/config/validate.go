@@ -341,6 +341,9 @@ func (c *Config) validateEndpoints(p *problems) {
 	if w.MaxInFlight < 1 {
 		p.add("WEBHOOK_MAX_IN_FLIGHT", "must be at least 1, got %d", w.MaxInFlight)
 	}
+	if w.MaxConnections < 1 {
+		p.add("WEBHOOK_MAX_CONNECTIONS", "must be at least 1, got %d", w.MaxConnections)
+	}
 	if w.MaxHeaderBytes < minHeaderBytes {
 		p.add("WEBHOOK_MAX_HEADER_BYTES", "must be at least %d, got %d", minHeaderBytes, w.MaxHeaderBytes)
 	}
@@ -348,6 +351,10 @@ func (c *Config) validateEndpoints(p *problems) {
 	p.positive("WEBHOOK_IDLE_TIMEOUT", w.IdleTimeout)
 	if w.ReadTimeout < w.ReadHeaderTimeout {
 		p.add("WEBHOOK_READ_TIMEOUT", "must be at least PAYSESSION_WEBHOOK_READ_HEADER_TIMEOUT (%s), got %s", w.ReadHeaderTimeout, w.ReadTimeout)
+	}
+	p.positive("WEBHOOK_BODY_TIMEOUT", w.BodyTimeout)
+	if w.BodyTimeout > w.ReadTimeout {
+		p.add("WEBHOOK_BODY_TIMEOUT", "must be at most PAYSESSION_WEBHOOK_READ_TIMEOUT (%s), got %s", w.ReadTimeout, w.BodyTimeout)
 	}
 	p.positive("WEBHOOK_DEDUP_TTL", w.DedupTTL)
 	if w.DedupMax < 1 {

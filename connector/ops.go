@@ -154,18 +154,33 @@ func DialCheck(rawURL string) Check {
 	}
 }
 
+// ReachabilityTTL is how long a Reachability reuses its check's result:
+// every scrape within it (Prometheus' replicas, a second scraper, someone's
+// curl) reads the last result instead of opening a connection to the
+// dependency, so the dependency sees at most one connection per TTL
+// whatever the scrapes.
+const ReachabilityTTL = 15 * time.Second
+
 // Reachability exports a check's result as the gauge
-// paysession_<name>_reachable (1 reachable, 0 not), evaluated at each scrape
-// with a short timeout. It is for dependencies that must not gate readiness.
+// paysession_<name>_reachable (1 reachable, 0 not), evaluated with a short
+// timeout at a scrape when the last result is ReachabilityTTL old or
+// older. It is for dependencies that must not gate readiness.
 type Reachability struct {
 	check Check
 	desc  *prometheus.Desc
+	ttl   time.Duration
+	now   func() time.Time
+
+	mu        sync.Mutex // one check at a time; scrapes meanwhile wait for its result
+	checked   time.Time  // when the last result was taken; zero: never
+	reachable bool
 }
 
 // NewReachability returns the collector of check under name.
 func NewReachability(name string, check Check) *Reachability {
-	return &Reachability{check: check, desc: prometheus.NewDesc("paysession_"+name+"_reachable",
-		"Whether "+name+" answered a TCP connection at the last scrape (1) or not (0).", nil, nil)}
+	return &Reachability{check: check, ttl: ReachabilityTTL, now: time.Now,
+		desc: prometheus.NewDesc("paysession_"+name+"_reachable",
+			"Whether "+name+" answered a TCP connection at the last check, at most "+ReachabilityTTL.String()+" ago (1) or not (0).", nil, nil)}
 }
 
 // Describe implements prometheus.Collector.
@@ -173,13 +188,26 @@ func (r *Reachability) Describe(ch chan<- *prometheus.Desc) { ch <- r.desc }
 
 // Collect implements prometheus.Collector.
 func (r *Reachability) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	v := 1.0
-	if r.check(ctx) != nil {
-		v = 0
+	v := 0.0
+	if r.result() {
+		v = 1
 	}
 	ch <- prometheus.MustNewConstMetric(r.desc, prometheus.GaugeValue, v)
+}
+
+// result returns the last result while it is younger than ttl, else runs
+// the check again.
+func (r *Reachability) result() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.checked.IsZero() && r.now().Sub(r.checked) < r.ttl {
+		return r.reachable
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	r.reachable = r.check(ctx) == nil
+	r.checked = r.now()
+	return r.reachable
 }
 
 // NewBuildInfo returns the gauge paysession_build_info, always 1, whose

@@ -29,7 +29,7 @@ func TestChart(t *testing.T) {
 		replicas  bool  // Deployment sets replicas (no HPA)
 	}{
 		{"default values and the required ones", []string{"--set", "api.baseURL=https://api.paysession.example,api.project=p", "--set", "kafka.brokers={kafka:9092}"},
-			[]string{"ConfigMap", "Deployment", "PodDisruptionBudget", "Service", "ServiceAccount"}, 30, 40, true},
+			[]string{"ConfigMap", "Deployment", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount"}, 30, 40, true},
 		{"full values", []string{"-f", chart + "/ci/full-values.yaml"},
 			[]string{"ConfigMap", "Deployment", "HorizontalPodAutoscaler", "Ingress", "NetworkPolicy",
 				"PodDisruptionBudget", "Service", "ServiceAccount", "ServiceMonitor"}, 45, 65, false},

@@ -82,7 +82,7 @@ func TestLoadDefaults(t *testing.T) {
 		{"key margin", c.Pipeline.KeyLifetimeMargin, 23 * time.Hour},
 		{"webhook addr", c.Webhook.ListenAddr, ":8080"},
 		{"webhook path", c.Webhook.Path, "/webhooks/paysession"},
-		{"metrics addr", c.Metrics.ListenAddr, ":9090"},
+		{"metrics addr", c.Metrics.ListenAddr, "127.0.0.1:9090"},
 		{"grace", c.ShutdownGrace, 30 * time.Second},
 		{"confirm", c.Confirm.Policy, "manual"},
 		{"init payout topic", c.Topics.InitPayout, "payments.commands.init-payout"},

@@ -212,7 +212,8 @@ func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encod
 	}
 	c.ingress, err = ingress.New(ingress.Config{Path: cfg.Webhook.Path, DefaultProject: cfg.API.Project,
 		Projects: cfg.ExtraProjectIDs(), Verifier: verifier, Producer: c.producer, Encoder: enc, UpdatesTopic: cfg.Topics.SessionUpdates,
-		MaxBodyBytes: cfg.Webhook.MaxBodyBytes, MaxInFlight: cfg.Webhook.MaxInFlight, DedupeTTL: cfg.Webhook.DedupTTL, DedupeMaxEntries: cfg.Webhook.DedupMax,
+		MaxBodyBytes: cfg.Webhook.MaxBodyBytes, MaxBodies: cfg.Webhook.MaxConnections, BodyTimeout: cfg.Webhook.BodyTimeout,
+		MaxInFlight: cfg.Webhook.MaxInFlight, DedupeTTL: cfg.Webhook.DedupTTL, DedupeMaxEntries: cfg.Webhook.DedupMax,
 		DefaultAPIVersion: cfg.API.Version, Registerer: c.Registry, Logger: c.log.With("part", "webhook")})
 	if err != nil {
 		return err
@@ -225,7 +226,7 @@ func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encod
 	}
 	c.webhook = &HTTPServer{Name: "webhook", Listener: l, Handler: c.ingress, Grace: cfg.ShutdownGrace / 3, Logger: c.log,
 		ReadHeaderTimeout: cfg.Webhook.ReadHeaderTimeout, ReadTimeout: cfg.Webhook.ReadTimeout,
-		IdleTimeout: cfg.Webhook.IdleTimeout, MaxHeaderBytes: cfg.Webhook.MaxHeaderBytes}
+		IdleTimeout: cfg.Webhook.IdleTimeout, MaxHeaderBytes: cfg.Webhook.MaxHeaderBytes, MaxConnections: cfg.Webhook.MaxConnections}
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -60,7 +59,6 @@ func startRig(t *testing.T) *rig {
 	sim, vars := harness.Sandbox(t, "obs", "http://"+webhookL.Addr().String()+hookPath)
 	for k, v := range map[string]string{
 		"PAYSESSION_WEBHOOK_PATH":                 hookPath,
-		"PAYSESSION_WEBHOOK_MAX_IN_FLIGHT":        "1",
 		"PAYSESSION_KAFKA_SESSION_TIMEOUT":        "6s",
 		"PAYSESSION_PIPELINE_BATCH_DEADLINE":      "3s",
 		"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT": "30s",
@@ -170,23 +168,6 @@ func (r *rig) metric(t *testing.T, name string) float64 {
 		}
 	}
 	return sum
-}
-
-// holdWebhookSlot opens a webhook request whose headers pass the checks and
-// whose body never finishes, so it holds the endpoint's one in-flight slot
-// until release is called.
-func (r *rig) holdWebhookSlot(t *testing.T) (release func()) {
-	t.Helper()
-	conn, err := net.Dial("tcp", r.conn.WebhookAddr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sig := base64.StdEncoding.EncodeToString(make([]byte, 256))
-	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-PARTNER-SIGN: %s\r\n"+
-		"Content-Length: 1000\r\n\r\n{", hookPath, sig)
-	return func() {
-		conn.Close()
-	}
 }
 
 // postWebhook posts a (validly shaped, unverifiable) webhook and returns

@@ -149,7 +149,7 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 		Kafka: groupOpts, GroupID: cfg.Kafka.GroupID, TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance,
 		Topics: pipelineTopics(cfg.Topics), Limits: limits, API: api, Decoder: dec, Encoder: enc,
 		APIVersion: cfg.API.Version, Concurrency: cfg.Pipeline.MaxInFlight, BatchDeadline: cfg.Pipeline.BatchDeadline,
-		TransactionTimeout: cfg.Pipeline.TransactionTimeout, ShutdownGrace: cfg.ShutdownGrace / 2,
+		MaxPerSession: cfg.Pipeline.MaxPerSession, TransactionTimeout: cfg.Pipeline.TransactionTimeout, ShutdownGrace: cfg.ShutdownGrace / 2,
 		KeyLifetimeMargin: cfg.Pipeline.KeyLifetimeMargin, RateLimit: cfg.API.RateLimit,
 		Retry: pipeline.RetryPolicy{Initial: cfg.API.Retry.BackoffBase, Max: cfg.API.Retry.BackoffMax,
 			MaxAttempts: cfg.API.Retry.MaxAttempts, Budget: cfg.API.Retry.MaxElapsed},

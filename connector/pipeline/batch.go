@@ -13,15 +13,17 @@ import (
 // parked) before its transaction ends, because that commits the offsets of
 // all its records.
 type batch struct {
-	ins      []*inbound
+	ins      []*inbound // in the order of lanes: retry records are produced in the order their commands must run
+	lanes    []*lane
 	outcomes map[*inbound]*outcome
 	mu       sync.Mutex
 }
 
 // newBatch reads polled records into inbound commands: each is read once
 // here (read: decoded, validated and mapped to its API call), because its
-// session id decides its lane. ctx bounds the registry lookups of decoding.
-// Parked commands are first read back from their source records
+// session id decides its lane; then it groups them into lanes, by the
+// parked set as the last commit left it. ctx bounds the registry lookups of
+// decoding. Parked commands are first read back from their source records
 // (parked.go).
 func (p *Pipeline) newBatch(ctx context.Context, recs []*kgo.Record) *batch {
 	b := &batch{outcomes: make(map[*inbound]*outcome, len(recs))}
@@ -43,16 +45,20 @@ func (p *Pipeline) newBatch(ctx context.Context, recs []*kgo.Record) *batch {
 			b.outcomes[in] = out // executed before an aborted write: not again
 		}
 	}
+	b.lanes = groupLanes(b.ins, p.parked)
+	b.ins = b.ins[:0]
+	for _, l := range b.lanes {
+		b.ins = append(b.ins, l.items...)
+	}
 	return b
 }
 
-// run executes the batch's lanes concurrently (each lane in order) until all
-// are done; commands still retrying when ctx ends are parked, and so are the
-// commands queued behind them in their lane.
+// runBatch executes the batch's lanes concurrently (each lane in order)
+// until all are done; commands still retrying when ctx ends are parked, and
+// so are the commands queued behind them in their lane.
 func (p *Pipeline) runBatch(ctx context.Context, b *batch) {
-	lanes := groupLanes(b.ins, p.parked)
 	var wg sync.WaitGroup
-	for _, l := range lanes {
+	for _, l := range b.lanes {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -62,9 +68,17 @@ func (p *Pipeline) runBatch(ctx context.Context, b *batch) {
 	wg.Wait()
 }
 
+// runLane runs a lane's commands one after another. At most MaxPerSession
+// of them run: the rest are parked behind them, due at once, and come back
+// through the retry topic, at most MaxPerSession a batch (held.go), so one
+// session's flood holds the batch, and every other command in it, for at
+// most MaxPerSession of its calls. The commands past l.ready, whose turn
+// has not come, are parked behind too, and so are those after a command
+// that is parked.
 func (p *Pipeline) runLane(ctx context.Context, b *batch, l *lane) {
 	var follow *retryState // set once a command of the lane is parked
-	for _, in := range l.items {
+	ran := 0
+	for i, in := range l.items {
 		b.mu.Lock()
 		out := b.outcomes[in] // kept from an aborted write
 		b.mu.Unlock()
@@ -72,9 +86,10 @@ func (p *Pipeline) runLane(ctx context.Context, b *batch, l *lane) {
 		case out != nil:
 		case follow != nil:
 			out = p.parkBehind(in, *follow)
-		case l.behind && !in.fromRetry:
+		case i >= l.ready || ran == p.cfg.MaxPerSession:
 			out = p.parkBehind(in, retryState{nextAttempt: p.clock.Now()})
 		default:
+			ran++
 			out = p.process(ctx, in)
 		}
 		if out.park != nil && follow == nil {
@@ -102,11 +117,13 @@ func maxTime(a, b time.Time) time.Time {
 }
 
 // parkedChanges lists what the batch takes out of and puts into the retry
-// topic, for the parked set once the transaction commits.
+// topic, for the parked set once the transaction commits, in the order of
+// its lanes. A retry record leaves the lane it was parked in (laneOf); a
+// parked command joins the lane its retry record names (laneKey).
 func (b *batch) parkedChanges() (consumed, parked []laneKeyPair) {
 	for _, in := range b.ins {
 		if in.fromRetry {
-			consumed = append(consumed, laneKeyPair{in.laneKey(), in.key})
+			consumed = append(consumed, laneKeyPair{laneOf(in), in.key})
 		}
 		if out := b.outcomes[in]; out != nil && out.park != nil {
 			parked = append(parked, laneKeyPair{in.laneKey(), in.key})

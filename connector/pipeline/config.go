@@ -97,6 +97,12 @@ type Config struct {
 	Concurrency int
 	// MaxPollRecords bounds a batch (default 2 × Concurrency).
 	MaxPollRecords int
+	// MaxPerSession is the most commands of one session (one lane) a batch
+	// runs (default 8): the rest of the session's commands in the batch are
+	// parked behind them, and a batch takes at most this many of a lane's
+	// retry records, so one session's flood delays the other commands of a
+	// batch by at most MaxPerSession of its calls (held.go, batch.go).
+	MaxPerSession int
 	// BatchDeadline bounds a batch: commands still retrying then are parked
 	// in the retry topic (default 10s; must be well under TransactionTimeout).
 	BatchDeadline time.Duration
@@ -153,6 +159,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxPollRecords == 0 {
 		c.MaxPollRecords = 2 * c.Concurrency
+	}
+	if c.MaxPerSession == 0 {
+		c.MaxPerSession = 8
 	}
 	setDur(&c.BatchDeadline, 10*time.Second)
 	setDur(&c.TransactionTimeout, 30*time.Second)
@@ -220,6 +229,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxPollRecords < 1 {
 		errs = append(errs, fmt.Errorf("%s: must be at least 1", "MaxPollRecords"))
+	}
+	if c.MaxPerSession < 1 {
+		errs = append(errs, fmt.Errorf("%s: must be at least 1", "MaxPerSession"))
 	}
 	if c.BatchDeadline*2 > c.TransactionTimeout {
 		errs = append(errs, fmt.Errorf("%s: must be at most half of TransactionTimeout", "BatchDeadline"))

@@ -72,6 +72,36 @@
 // token) run alone. Lanes run concurrently; at most Concurrency API calls are
 // in flight (a semaphore, optionally a rate limit).
 //
+// One session's flood. A batch ends only when its longest lane does, and
+// everything in it waits for that commit: 2,000 status refreshes of one
+// session at 20 ms a call held an unrelated payout for 12.8 s. So a batch
+// runs at most MaxPerSession commands of a lane (default 8); the lane's
+// others in the batch are parked behind them, due at once (the batch still
+// ends with a result or a retry record for each of its records, so its
+// commit covers a prefix of every partition), and a batch takes at most
+// MaxPerSession of a lane's retry records (held.go): the flood drains
+// through the retry topic MaxPerSession a batch, in order (the parked set
+// parks the session's fresh commands behind it), while the commands beside
+// it, on its own partition too, run in the batch they came in. Stopping a
+// partition's part of the batch at the first record past its session's cap
+// instead would keep every command behind the flood on that partition
+// waiting until the flood drained (and a fresh record's session is known
+// only once it is read, after the batch is taken); the retry topic, whose
+// records name their lane, is capped that way, so a parked command of
+// another session behind a flood on the same retry partition waits for it.
+// A command parked again while more of its session wait in the retry topic
+// lands behind them there; the parked set then keeps the session's order
+// itself (queue.go). The bound: a command waits for the batch running when
+// it arrives, the one polled ahead and its own, each at most MaxPerSession
+// commands of any session long (MaxPerSession × the API latency without
+// retries; retries add their backoff, and BatchDeadline bounds a batch),
+// plus each batch's marks, read-back and transaction end. Measured with the
+// sandbox at 20 ms (integration/pipeline TestSessionFloodDelaysOthersByTheCap,
+// 2,000 refreshes, BatchDeadline 3 s): a payment on another topic answered
+// after 0.26 s (3.1 s before), a refresh of another session behind the
+// flood on its partition after 0.50 s (9.1 s before); the flood drained in
+// 48 s where its calls take 40 s.
+//
 // Batch deadline and the retry topic. A batch lasts at most BatchDeadline
 // (well under the transaction timeout). A command still retrying at the
 // deadline is cancelled and parked: a retry record names it by its source

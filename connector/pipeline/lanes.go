@@ -1,6 +1,10 @@
 package pipeline
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/paysession/paysession/internal/header"
+)
 
 // lane is a run of commands that must execute one after another: every
 // command of one session, in the order they were consumed. Commands without
@@ -12,11 +16,18 @@ type lane struct {
 	// retry topic but not in this batch: the lane's fresh commands must queue
 	// behind them (they are parked too, keeping order).
 	behind bool
+	// ready is how many of items, from the first, the session's order lets
+	// run in this batch: its retry records up to the first whose
+	// predecessor is still parked outside the batch (only a lane with a
+	// queue has one), then its fresh commands unless behind. The items past
+	// ready are parked behind the others.
+	ready int
 }
 
 // groupLanes groups a batch into lanes. Records from the retry topic come
-// first in each lane (they were consumed earlier), then fresh records in
-// offset order within a partition and by record time across partitions.
+// first in each lane (they were consumed earlier), in the order they must
+// run (queue.order), then fresh records in offset order within a partition
+// and by record time across partitions.
 func groupLanes(ins []*inbound, parked *parkedSet) []*lane {
 	ordered := make([]*inbound, len(ins))
 	copy(ordered, ins)
@@ -25,7 +36,7 @@ func groupLanes(ins []*inbound, parked *parkedSet) []*lane {
 	var lanes []*lane
 	inBatch := make(map[string]map[string]bool) // lane → keys of retry records in this batch
 	for _, in := range ordered {
-		k := in.laneKey()
+		k := laneOf(in)
 		l := byKey[k]
 		if l == nil {
 			l = &lane{key: k}
@@ -43,8 +54,31 @@ func groupLanes(ins []*inbound, parked *parkedSet) []*lane {
 	for _, l := range lanes {
 		l.behind = parked.hasOthers(l.key, inBatch[l.key])
 		l.items = mergeByTime(l.items)
+		retries := 0
+		for retries < len(l.items) && l.items[retries].fromRetry {
+			retries++
+		}
+		l.ready = retries
+		if q := parked.queues[l.key]; q != nil {
+			l.ready = q.order(l.items[:retries])
+		}
+		if l.ready == retries && !l.behind {
+			l.ready = len(l.items)
+		}
 	}
 	return lanes
+}
+
+// laneOf is the lane of a command: laneKey, except that a retry record whose
+// command could not be read back or decoded stays in the lane its retry
+// record names (header.Lane), so it keeps its place in its session.
+func laneOf(in *inbound) string {
+	if in.cmd == nil && in.fromRetry {
+		if l, ok := header.Get(in.rec, header.Lane); ok && l != "" {
+			return l
+		}
+	}
+	return in.laneKey()
 }
 
 // mergeByTime orders a lane's fresh commands across partitions (a session's
@@ -95,9 +129,14 @@ func mergeByTime(items []*inbound) []*inbound {
 // changes of a batch apply only when its transaction commits.
 type parkedSet struct {
 	m map[string]map[string]bool
+	// queues holds the order of the lanes whose parked commands stand out
+	// of order in the retry topic (queue).
+	queues map[string]*queue
 }
 
-func newParkedSet() *parkedSet { return &parkedSet{m: make(map[string]map[string]bool)} }
+func newParkedSet() *parkedSet {
+	return &parkedSet{m: make(map[string]map[string]bool), queues: make(map[string]*queue)}
+}
 
 // hasOthers reports whether the lane has parked keys outside the given set.
 func (s *parkedSet) hasOthers(laneKey string, except map[string]bool) bool {
@@ -110,8 +149,10 @@ func (s *parkedSet) hasOthers(laneKey string, except map[string]bool) bool {
 }
 
 // apply records a committed batch: keys consumed back from the retry topic
-// leave the set, keys parked by the batch join it.
+// leave the set, keys parked by the batch join it. Both lists are in the
+// order of the batch's lanes.
 func (s *parkedSet) apply(consumed, parked []laneKeyPair) {
+	s.reorder(consumed, parked)
 	for _, p := range consumed {
 		delete(s.m[p.lane], p.key)
 		if len(s.m[p.lane]) == 0 {
@@ -128,7 +169,10 @@ func (s *parkedSet) apply(consumed, parked []laneKeyPair) {
 
 // reset forgets everything (after a rebalance or a rebuilt session, when
 // the retry partitions may have moved).
-func (s *parkedSet) reset() { s.m = make(map[string]map[string]bool) }
+func (s *parkedSet) reset() {
+	s.m = make(map[string]map[string]bool)
+	s.queues = make(map[string]*queue)
+}
 
 // len returns the number of parked commands known.
 func (s *parkedSet) len() int {

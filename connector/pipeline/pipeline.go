@@ -339,11 +339,11 @@ func (p *Pipeline) pollHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Re
 // takeHeld returns the next batch: at most MaxPollRecords of the held
 // records and of everything a poll under ctx adds, taken in turn from
 // their partitions; the rest stay held (held.go). It polls only while
-// fewer than MaxPollRecords are held.
+// fewer than MaxPollRecords that a batch may take are held.
 func (p *Pipeline) takeHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Record, error) {
 	err := p.fill(ctx, s)
 	var recs []*kgo.Record
-	recs, p.held = inTurn(p.held, p.cfg.MaxPollRecords)
+	recs, p.held = p.turns().take(p.held)
 	p.metrics.observeLag(p.ends, recs, p.held)
 	return recs, err
 }
@@ -351,7 +351,7 @@ func (p *Pipeline) takeHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Re
 // fill adds what a poll under ctx gets to the held records, unless a
 // batch's worth (MaxPollRecords) is held already (held.go).
 func (p *Pipeline) fill(ctx context.Context, s *kafka.TxnSession) error {
-	if len(p.held) >= p.cfg.MaxPollRecords {
+	if p.turns().full(p.held) {
 		return nil
 	}
 	recs, err := p.poll(ctx, s)

@@ -109,6 +109,7 @@ type Registry struct {
 // Pipeline configures the command pipeline.
 type Pipeline struct {
 	MaxInFlight        int           `env:"MAX_IN_FLIGHT, default=256" desc:"API calls in flight at once across all partitions"`
+	MaxPerSession      int           `env:"MAX_PER_SESSION, default=8" desc:"commands of one session a batch runs at most; the session's others go through the retry topic, in order, this many a batch, so one session's flood delays the other commands of a batch by at most this many of its calls"`
 	BatchDeadline      time.Duration `env:"BATCH_DEADLINE, default=10s" desc:"time a polled batch may run before still-retrying commands move to the retry topic"`
 	TransactionTimeout time.Duration `env:"TRANSACTION_TIMEOUT, default=30s" desc:"Kafka transaction timeout; at least twice BATCH_DEADLINE. Keep it below KAFKA_SESSION_TIMEOUT: the partitions of a replica that died with a transaction open move to another replica after the later of the two"`
 	KeyLifetimeMargin  time.Duration `env:"KEY_LIFETIME_MARGIN, default=23h" desc:"commands whose record is older are expired, never sent (the service keeps keys 24h)"`

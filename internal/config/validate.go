@@ -313,6 +313,9 @@ func (c *Config) validatePipeline(p *problems) {
 	if pl.MaxInFlight < 1 {
 		p.add("PIPELINE_MAX_IN_FLIGHT", "must be at least 1, got %d", pl.MaxInFlight)
 	}
+	if pl.MaxPerSession < 1 {
+		p.add("PIPELINE_MAX_PER_SESSION", "must be at least 1, got %d", pl.MaxPerSession)
+	}
 	p.positive("PIPELINE_BATCH_DEADLINE", pl.BatchDeadline)
 	if pl.TransactionTimeout < 2*pl.BatchDeadline {
 		p.add("PIPELINE_TRANSACTION_TIMEOUT", "must be at least twice PAYSESSION_PIPELINE_BATCH_DEADLINE (%s), got %s", pl.BatchDeadline, pl.TransactionTimeout)

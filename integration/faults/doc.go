@@ -203,7 +203,7 @@
 //     last record of every session on payments.sessions is the sandbox's
 //     final state (stale states 0; and no session goes back on the topic);
 //     webhook-events holds each delivered event id exactly once.
-//   - 9 (flood_test.go, issue 38): one session's command flood beside valid
+//   - 10 (flood_test.go, issue 38): one session's command flood beside valid
 //     traffic. The sandbox answers every call after 20 ms (-latency); one
 //     payout makes a session, 200 status_refresh commands for it are
 //     produced at once (full: 2,000), then 20 payouts one every 100 ms

@@ -9,7 +9,7 @@ import (
 	"github.com/paysession/paysession/internal/codec"
 )
 
-// TestSessionFlood is scenario 9 (issue 38 item 5): one session's command
+// TestSessionFlood is scenario 10 (issue 38 item 5): one session's command
 // flood beside valid traffic. The sandbox answers every call after 20 ms;
 // one payout makes a session, then floodCommands status_refresh commands
 // for it are produced at once (spread over the topic's partitions) and
@@ -29,7 +29,7 @@ func TestSessionFlood(t *testing.T) {
 	flood := size("FAULTS_FLOOD_COMMANDS", 200, 2_000)
 	beside := size("FAULTS_FLOOD_PAYOUTS", 20, 100)
 	pace := 100 * time.Millisecond
-	t.Logf("scenario 9: %d status_refresh commands of one session at 20 ms a call, %d payouts beside them every %v", flood, beside, pace)
+	t.Logf("scenario 10: %d status_refresh commands of one session at 20 ms a call, %d payouts beside them every %v", flood, beside, pace)
 	start := time.Now()
 	r := NewRig(t, RigOptions{SandboxFlags: []string{"-latency", "20ms"}})
 	first := r.Produce(t, Command{Kind: codec.KindInitPayout, Key: fmt.Sprintf("flood-%s-session", r.ID), Value: Payout(30_000, "flood")})
@@ -93,7 +93,7 @@ func TestSessionFlood(t *testing.T) {
 	}
 	checkFloodOrder(t, r, session, floodCmds, bySource)
 
-	row := Oracle(t, r, Row{Scenario: "9 session flood", Seed: seed()}, func(c Command, rs []Result) string {
+	row := Oracle(t, r, Row{Scenario: "10 session flood", Seed: seed()}, func(c Command, rs []Result) string {
 		if rs[0].Status != codec.StatusAccepted {
 			return fmt.Sprintf("want accepted, got %s %s", rs[0].Status, deref(rs[0].ErrorCode))
 		}

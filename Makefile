@@ -21,6 +21,8 @@ FUZZTIME            ?= 60s
 FUZZTIME_SHORT      ?= 5s
 INTEGRATION_PACKAGES ?= ./integration/...
 STATICCHECK_VERSION := v0.8.2
+GOVULNCHECK_VERSION := v1.1.4
+VULNDB              ?=
 # staticcheck's default checks, less ST1005 (our errors start with the field or variable they name,
 # e.g. "BaseURL: required") and S1016 (wire and domain types are kept apart on purpose: an explicit
 # literal keeps compiling when one side gains a field).
@@ -71,7 +73,7 @@ done; \
 echo "fuzz: $$n targets fuzzed for $(1) each"
 endef
 
-.PHONY: help build test test-with-kafka test-libcrypto check unit integration faults fuzz fuzz-short bench bench-scale demo lint kafka-up kafka-down kafka-status clean
+.PHONY: help build test test-with-kafka test-libcrypto check unit integration faults fuzz fuzz-short bench bench-scale demo vulncheck lint kafka-up kafka-down kafka-status clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -130,6 +132,15 @@ bench-scale: ## session writer takeover vs sessions partition size (not in test)
 
 demo: ## the whole system in one process: in-process Kafka, sandbox, connector, sample producer
 	$(GO) run ./cmd/connector demo
+
+vulncheck: ## known vulnerabilities reachable from the code (govulncheck, pinned; VULNDB=URL for a mirror); exit 3 when the database is not reachable
+	@rc=0; out=$$($(GO) run golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION) $(if $(VULNDB),-db $(VULNDB)) $(GO_PACKAGES) 2>&1) || rc=$$?; \
+	if [ $$rc -ne 0 ] && grep -q "fetching vulnerabilities" <<<"$$out"; then \
+	  grep "fetching vulnerabilities" <<<"$$out"; \
+	  echo "vulncheck: the vulnerability database is not reachable from this machine: NOTHING WAS CHECKED (set VULNDB to a reachable mirror)"; \
+	  exit 3; \
+	fi; \
+	echo "$$out"; exit $$rc
 
 lint: ## gofmt, go vet and staticcheck (pinned)
 	@$(gofmt_check)

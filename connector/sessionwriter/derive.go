@@ -33,9 +33,12 @@ type derived struct {
 	staleEvent bool
 }
 
-func hasEvent(rec *kgo.Record) bool {
-	id, ok := header.Get(rec, HeaderEventID)
-	return ok && id != ""
+// eventIDOf returns the event id a record carries (HeaderEventID), or ""
+// when it carries none: an update from anything but a webhook, or a
+// sessions record.
+func eventIDOf(rec *kgo.Record) string {
+	id, _ := header.Get(rec, HeaderEventID)
+	return id
 }
 
 // cutoffs are the bounds of what the writer remembers at one moment.
@@ -69,10 +72,10 @@ func (w *Writer) derive(ctx context.Context, rec *kgo.Record, part *partition, j
 	within := sessionstate.Within(v.UpdatedAt, at.now, w.cfg.Horizon)
 	if !known && !within {
 		w.stale(rec, v, at.now)
-		return derived{result: resultStale, staleEvent: hasEvent(rec)}, nil
+		return derived{result: resultStale, staleEvent: eventIDOf(rec) != ""}, nil
 	}
 	var d derived
-	if id, ok := header.Get(rec, HeaderEventID); ok && id != "" {
+	if id := eventIDOf(rec); id != "" {
 		switch {
 		case part.events.seen(id, at.events):
 			d.dupe = true

@@ -47,18 +47,14 @@ func (s *eventSet) add(id string, at int64) {
 func (s *eventSet) del(id string) { delete(s.at, keyOfEvent(id)) }
 
 // sweep forgets ids written before since and reclaims the map's memory
-// when it fell to a quarter of its peak.
+// when it fell far below its peak (shrunk).
 func (s *eventSet) sweep(since int64) {
 	for k, at := range s.at {
 		if at < since {
 			delete(s.at, k)
 		}
 	}
-	if s.peak >= 1024 && 4*len(s.at) < s.peak {
-		at := make(map[eventKey]int64, len(s.at))
-		for k, v := range s.at {
-			at[k] = v
-		}
-		s.at, s.peak = at, len(at)
+	if shrunk(len(s.at), s.peak) {
+		s.at, s.peak = remade(s.at), len(s.at)
 	}
 }

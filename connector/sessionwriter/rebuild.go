@@ -11,7 +11,6 @@ import (
 
 	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
-	"github.com/paysession/paysession/internal/header"
 )
 
 // takeOver reads what partition p of the sessions and webhook-events
@@ -116,7 +115,7 @@ func (w *Writer) readUntil(ctx context.Context, cl *kgo.Client, p int32, want ma
 // may be older).
 func (w *Writer) learn(ctx context.Context, r *kgo.Record, part *partition, at cutoffs) {
 	if r.Topic == w.cfg.EventsTopic {
-		if id, ok := header.Get(r, HeaderEventID); ok && id != "" {
+		if id := eventIDOf(r); id != "" {
 			part.events.add(id, r.Timestamp.UnixMilli())
 		}
 		return

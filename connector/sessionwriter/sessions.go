@@ -102,20 +102,25 @@ func sweep[V, W any](m *sessionMap[V], also *sessionMap[W], drop func(V) bool) i
 	return n
 }
 
-// shrink makes the maps anew when they hold less than a quarter of their
-// peak (and the peak was worth it).
+// shrink makes the maps anew when they fell far below their peak
+// (shrunk).
 func (m *sessionMap[V]) shrink() {
-	const least = 1024
-	if m.peak < least || 4*m.len() >= m.peak {
+	if !shrunk(m.len(), m.peak) {
 		return
 	}
-	nums := make(map[uint64]V, len(m.nums))
-	for k, v := range m.nums {
-		nums[k] = v
+	m.nums, m.names, m.peak = remade(m.nums), remade(m.names), m.len()
+}
+
+// shrunk reports whether a map of n entries whose peak was peak is worth
+// making anew: Go maps keep their size after deletes, so one that fell to
+// a quarter of a peak of 1,024 entries or more holds mostly empty room.
+func shrunk(n, peak int) bool { return peak >= 1024 && 4*n < peak }
+
+// remade returns a copy of m sized for what it holds now.
+func remade[K comparable, V any](m map[K]V) map[K]V {
+	out := make(map[K]V, len(m))
+	for k, v := range m {
+		out[k] = v
 	}
-	names := make(map[string]V, len(m.names))
-	for k, v := range m.names {
-		names[k] = v
-	}
-	m.nums, m.names, m.peak = nums, names, m.len()
+	return out
 }

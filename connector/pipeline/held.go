@@ -14,7 +14,7 @@ import (
 // every other partition of the fetch waited: a replica that took over a
 // dead one's partitions answered the last of them seconds after the first.
 // So the pipeline takes whatever is fetched into the held records and
-// builds each batch from them one partition at a time (inTurn). It polls
+// builds each batch from them one partition at a time (turns.take). It polls
 // again only once fewer than a batch's worth (MaxPollRecords) are held, so
 // it holds at most a batch's worth plus what one poll returned (the
 // buffered fetches, at most one per broker), and the retry records a
@@ -60,17 +60,12 @@ func (p *Pipeline) turns() turns {
 	return turns{size: p.cfg.MaxPollRecords, retry: p.cfg.Topics.Retry, perLane: p.cfg.MaxPerSession}
 }
 
-// inTurn splits recs into a batch of at most n records and the rest,
+// take splits recs into a batch of at most size records and the rest,
 // taking one record of each partition in turn (in the order the partitions
-// first appear in recs) until n are taken. Each partition's part of the
+// first appear in recs) until size are taken. Each partition's part of the
 // batch is a prefix of its records in recs, so a commit of the batch covers
 // exactly what was called, and the rest of each partition follows it. Both
-// keep the order the records had in recs.
-func inTurn(recs []*kgo.Record, n int) (batch, rest []*kgo.Record) {
-	return turns{size: n}.take(recs)
-}
-
-// take is inTurn, except that a retry partition's part of the batch stops
+// keep the order the records had in recs. A retry partition's part stops
 // before the first record whose lane has perLane records in the batch
 // already.
 func (t turns) take(recs []*kgo.Record) (batch, rest []*kgo.Record) {

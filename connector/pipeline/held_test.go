@@ -81,7 +81,7 @@ func TestInTurnTakesPrefixesOfEachPartition(t *testing.T) {
 		{n: 8, batch: "a0@0 a0@1 a0@2 a0@3 a0@4 a1@7 a1@8 b0@3", held: ""},
 		{n: 20, batch: "a0@0 a0@1 a0@2 a0@3 a0@4 a1@7 a1@8 b0@3", held: ""},
 	} {
-		batch, held := inTurn(slices.Clone(recs), tc.n)
+		batch, held := turns{size: tc.n}.take(slices.Clone(recs))
 		if got := strings.Join(name(batch), " "); got != tc.batch {
 			t.Errorf("n=%d: batch %s, want %s", tc.n, got, tc.batch)
 		}

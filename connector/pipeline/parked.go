@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -113,12 +114,12 @@ func (p *Pipeline) sourceGone(ctx context.Context, in *inbound, start time.Time,
 	return out
 }
 
-// laneSessionID returns the session a retry record's lane names (the lane
-// header "s:<session id>"), or "".
+// laneSessionID returns the session a retry record's lane names (laneOf:
+// the lane header "s:<session id>" of a command that could not be read
+// back), or "".
 func (in *inbound) laneSessionID() string {
-	lane, _ := header.Get(in.rec, header.Lane)
-	if len(lane) > 2 && lane[:2] == "s:" {
-		return lane[2:]
+	if id, ok := strings.CutPrefix(laneOf(in), "s:"); ok {
+		return id
 	}
 	return ""
 }

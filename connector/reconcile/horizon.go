@@ -17,18 +17,20 @@ const sweepEvery = time.Minute
 // readFrom is the consumer's AdjustFetchOffsetsFn. The group never commits,
 // so every newly assigned partition of the sessions topic comes with the
 // reset offset; it is read instead from its first record stamped at or
-// after the horizon's start, the time onAssigned listed its offsets at (or,
-// for a partition it did not see, the start at this assignment). The time
-// is taken on every assignment, so it moves on with a process that runs
-// for weeks; a partition with no record since resolves to its end.
+// after the horizon's start: the offset onAssigned listed (so readiness
+// compares the end with where the read starts), or, for a partition whose
+// offsets it could not list, the first record after the horizon's start at
+// this assignment. The time is taken on every assignment, so it moves on
+// with a process that runs for weeks; a partition with no record since
+// starts at its end.
 func (r *Reconciler) readFrom(_ context.Context, offsets map[string]map[int32]kgo.Offset) (map[string]map[int32]kgo.Offset, error) {
 	parts := offsets[r.cfg.SessionsTopic]
 	for part := range parts {
-		from, ok := r.progress.start(part)
-		if !ok {
-			from = sessionstate.ForgetBefore(r.cfg.Now(), r.cfg.Horizon)
+		if from, ok := r.progress.start(part); ok {
+			parts[part] = kgo.NewOffset().At(from)
+			continue
 		}
-		parts[part] = kgo.NewOffset().AfterMilli(from.UnixMilli())
+		parts[part] = kgo.NewOffset().AfterMilli(sessionstate.ForgetBefore(r.cfg.Now(), r.cfg.Horizon).UnixMilli())
 	}
 	return offsets, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -17,28 +16,27 @@ import (
 // progress tracks how far each assigned partition of the sessions topic has
 // been read against its end offset at assignment, so readiness can wait
 // until the pending set (and the shared tracker) hold every session. It
-// also hands the consumer the time its read of each newly assigned
-// partition starts at, so that the consumer starts at the offset the end
-// was compared with.
+// also hands the consumer the offset its read of each newly assigned
+// partition starts at, the one the end was compared with.
 type progress struct {
 	mu     sync.Mutex
 	joined bool
-	target map[int32]int64     // end offset at assignment; absent when reached
-	from   map[int32]time.Time // read start of a newly assigned partition, until the consumer takes it
+	target map[int32]int64 // end offset at assignment; absent when reached
+	from   map[int32]int64 // start offset of a newly assigned partition's read, until the consumer takes it
 }
 
 func newProgress() *progress {
-	return &progress{target: map[int32]int64{}, from: map[int32]time.Time{}}
+	return &progress{target: map[int32]int64{}, from: map[int32]int64{}}
 }
 
-// assigned records newly assigned partitions: their reads start at the
-// first record stamped at or after from, and ends holds the end offsets of
-// those with anything to read from there.
-func (p *progress) assigned(parts []int32, from time.Time, ends map[int32]int64) {
+// assigned records newly assigned partitions: starts holds the offsets
+// their reads start at (the first record of the horizon), ends the end
+// offsets of those with anything to read from there.
+func (p *progress) assigned(starts, ends map[int32]int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.joined = true
-	for _, part := range parts {
+	for part, from := range starts {
 		p.from[part] = from
 	}
 	for part, end := range ends {
@@ -46,9 +44,9 @@ func (p *progress) assigned(parts []int32, from time.Time, ends map[int32]int64)
 	}
 }
 
-// start returns, once, the time the read of a newly assigned partition
+// start returns, once, the offset the read of a newly assigned partition
 // starts at; false when assigned recorded none.
-func (p *progress) start(part int32) (time.Time, bool) {
+func (p *progress) start(part int32) (int64, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	from, ok := p.from[part]
@@ -103,7 +101,7 @@ func (r *Reconciler) Ready(context.Context) error { return r.progress.err() }
 func (r *Reconciler) onAssigned(ctx context.Context, cl *kgo.Client, assigned map[string][]int32) {
 	parts := assigned[r.cfg.SessionsTopic]
 	from := sessionstate.ForgetBefore(r.cfg.Now(), r.cfg.Horizon)
-	ends := map[int32]int64{}
+	begin, ends := map[int32]int64{}, map[int32]int64{}
 	if len(parts) > 0 {
 		adm := kadm.NewClient(cl) // not closed: it would close cl
 		starts, err1 := adm.ListOffsetsAfterMilli(ctx, from.UnixMilli(), r.cfg.SessionsTopic)
@@ -114,12 +112,15 @@ func (r *Reconciler) onAssigned(ctx context.Context, cl *kgo.Client, assigned ma
 			for _, part := range parts {
 				s, sok := starts.Lookup(r.cfg.SessionsTopic, part)
 				e, eok := listed.Lookup(r.cfg.SessionsTopic, part)
+				if sok {
+					begin[part] = s.Offset
+				}
 				if sok && eok && e.Offset > s.Offset {
 					ends[part] = e.Offset
 				}
 			}
 		}
 	}
-	r.progress.assigned(parts, from, ends)
+	r.progress.assigned(begin, ends)
 	r.log.Info("reconciler partitions assigned", slog.Any("partitions", parts), slog.Time("from", from))
 }

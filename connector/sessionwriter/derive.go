@@ -46,12 +46,30 @@ type cutoffs struct {
 	now    time.Time
 	forget int64 // Unix ms: a session whose last state was written before is forgotten
 	events int64 // Unix ms: an event id written before is forgotten
+	// replays: a webhook whose state was updated before, and is not newer
+	// than the session's last state, is a replay (replayed).
+	replays time.Time
 }
 
 func (w *Writer) cutoffs() cutoffs {
 	now := w.cfg.Clock()
 	return cutoffs{now: now, forget: sessionstate.ForgetBefore(now, w.cfg.Horizon).UnixMilli(),
-		events: now.Add(-w.cfg.EventWindow).UnixMilli()}
+		events: now.Add(-w.cfg.EventWindow).UnixMilli(), replays: now.Add(-w.cfg.EventWindow + sessionstate.ClockAllowance)}
+}
+
+// replayed reports whether a webhook whose event id is not among those
+// written in the event window is a replay of one older than the window:
+// the writer already holds a state of its session at least as new, and
+// its updated_at is older than the window less the clock allowance. Had
+// it been written, it was written at most ClockAllowance before its
+// updated_at (the service stamps a state before sending it), so within
+// the window its id would still be remembered. A webhook the service
+// sends, and resends for 30 minutes, is younger than that: only a replay
+// (a captured webhook sent again) is this old. A webhook within the window
+// that is older than the session's last state (a late first delivery) is
+// still written: its id tells it from a replay.
+func replayed(v sessionstate.Version, known bool, last remembered, at cutoffs) bool {
+	return known && !v.Stamp().Newer(last.stamp) && v.UpdatedAt.Before(at.replays)
 }
 
 // derive decides what update rec (of partition p, whose index is part)
@@ -61,7 +79,9 @@ func (w *Writer) cutoffs() cutoffs {
 // A state of a session the writer does not remember (never seen, or quiet
 // beyond the horizon) is written only when its updated_at is within the
 // horizon; an older one is stale. A webhook whose state was updated before
-// the horizon is a replay, of any session: its event is not written.
+// the horizon is a replay, of any session: its event is not written; so is
+// one updated before the event window that is not newer than the
+// session's last state (replayed).
 func (w *Writer) derive(ctx context.Context, rec *kgo.Record, part *partition, j *journal, at cutoffs) (derived, error) {
 	var st codec.SessionState
 	if err := w.cfg.Decoder.DecodeRecord(ctx, rec.Value, &st); err != nil || st.Session.ID == "" {
@@ -79,9 +99,11 @@ func (w *Writer) derive(ctx context.Context, rec *kgo.Record, part *partition, j
 		switch {
 		case part.events.seen(id, at.events):
 			d.dupe = true
-		case !within:
+		case !within, replayed(v, known, last, at):
 			// The service resends a webhook for 30 minutes: one updated
-			// before the horizon is a replay, whatever its event id.
+			// before the horizon, or before the event window and not
+			// newer than the session's last state, is a replay, whatever
+			// its event id.
 			d.staleEvent = true
 		default:
 			ev, err := w.event(ctx, rec, &st, id)
@@ -103,7 +125,7 @@ func (w *Writer) derive(ctx context.Context, rec *kgo.Record, part *partition, j
 		w.traceWrite(rec, &st, part, j, d)
 		return d, nil
 	}
-	j.setVersion(part, st.Session.ID, stampOf(v, rec.Timestamp))
+	j.setVersion(part, st.Session.ID, stampOf(v, rec.Timestamp, w.projects.refOf(st.Project).carried(last.project)))
 	d.state = &kgo.Record{Topic: w.cfg.SessionsTopic, Partition: rec.Partition, Key: rec.Key,
 		Value: rec.Value, Headers: carried(rec), Timestamp: rec.Timestamp}
 	w.traceWrite(rec, &st, part, j, d)

@@ -11,6 +11,9 @@ import (
 // the last state written for each session written within the horizon,
 // and the event ids written in the last event window.
 type partition struct {
+	// mu orders the writer's changes of versions against SessionProject's
+	// reads from other goroutines; the writer's own loop reads without it.
+	mu       sync.RWMutex
 	versions sessionMap[remembered]
 	traces   sessionMap[sessionTrace] // a session's trace (trace.go); only while tracing is on
 	events   eventSet
@@ -35,6 +38,8 @@ func (p *partition) version(id string, forget int64) (remembered, bool) {
 // sweep deletes the sessions written before forget and the event ids
 // written before events (both Unix ms).
 func (p *partition) sweep(forget, events int64) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	n := sweep(&p.versions, &p.traces, func(r remembered) bool { return r.wrote < forget })
 	p.events.sweep(events)
 	return n
@@ -138,7 +143,9 @@ type eventChange struct {
 func (j *journal) setVersion(p *partition, id string, r remembered) {
 	prev, had := p.versions.get(id)
 	j.versions = append(j.versions, versionChange{p, id, prev, had})
+	p.mu.Lock()
 	p.versions.set(id, r)
+	p.mu.Unlock()
 }
 
 // addEvent remembers event id, journaled.
@@ -151,12 +158,14 @@ func (j *journal) addEvent(p *partition, id string, at int64) {
 func (j *journal) undo() {
 	for i := len(j.versions) - 1; i >= 0; i-- {
 		c := j.versions[i]
+		c.part.mu.Lock()
 		if c.had {
 			c.part.versions.set(c.id, c.prev)
 		} else {
 			c.part.versions.del(c.id)
 			c.part.traces.del(c.id)
 		}
+		c.part.mu.Unlock()
 	}
 	j.undoTraces()
 	for _, c := range j.events {
@@ -165,7 +174,8 @@ func (j *journal) undo() {
 	*j = journal{}
 }
 
-// stampOf returns the remembered form of a version written at wrote.
-func stampOf(v sessionstate.Version, wrote time.Time) remembered {
-	return remembered{stamp: v.Stamp(), wrote: wrote.UnixMilli()}
+// stampOf returns the remembered form of a version written at wrote, of
+// a session of project.
+func stampOf(v sessionstate.Version, wrote time.Time, project projectRef) remembered {
+	return remembered{stamp: v.Stamp(), wrote: wrote.UnixMilli(), project: project}
 }

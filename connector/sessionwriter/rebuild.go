@@ -133,7 +133,7 @@ func (w *Writer) learn(ctx context.Context, r *kgo.Record, part *partition, at c
 	}
 	v := sessionstate.VersionOf(&st)
 	if last, ok := part.versions.get(v.SessionID); !ok || v.Stamp().Newer(last.stamp) {
-		part.versions.set(v.SessionID, stampOf(v, r.Timestamp))
+		part.versions.set(v.SessionID, stampOf(v, r.Timestamp, w.projects.refOf(st.Project).carried(last.project)))
 		learnTrace(r, part)
 	}
 }

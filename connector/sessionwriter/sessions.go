@@ -8,11 +8,13 @@ import (
 )
 
 // remembered is what the writer keeps of one session: the stamp of the
-// last state it wrote and that record's timestamp (Unix milliseconds), by
-// which the session is forgotten once it is older than the horizon.
+// last state it wrote, that record's timestamp (Unix milliseconds), by
+// which the session is forgotten once it is older than the horizon, and
+// the project its states name (known.go).
 type remembered struct {
-	stamp sessionstate.Stamp
-	wrote int64
+	stamp   sessionstate.Stamp
+	wrote   int64
+	project projectRef
 }
 
 // sessionMap maps session ids to V in little memory. The service's ids

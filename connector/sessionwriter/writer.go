@@ -28,6 +28,8 @@ type Writer struct {
 	session atomic.Pointer[kgo.GroupTransactSession]
 	// staleLogged holds the sessions whose stale update was logged lately.
 	staleLogged *lru.Cache[string, struct{}]
+	// projects interns the projects the sessions' states name (known.go).
+	projects projectTable
 
 	mu      sync.Mutex
 	pending map[int32]bool // assigned partitions not yet taken over

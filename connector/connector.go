@@ -24,6 +24,7 @@ import (
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/config"
 	"github.com/paysession/paysession/internal/kafka"
+	"github.com/paysession/paysession/internal/payapi"
 	"github.com/paysession/paysession/internal/tracing"
 	"github.com/paysession/paysession/internal/tracing/kafkatrace"
 )
@@ -173,7 +174,7 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err = c.buildWebhook(cfg, o, enc); err != nil {
+	if err = c.buildWebhook(cfg, o, enc, api); err != nil {
 		return nil, err
 	}
 	if cfg.Reconciler.Interval > 0 {
@@ -202,7 +203,10 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 	return c, nil
 }
 
-func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encoder) error {
+// buildWebhook builds the webhook ingress: it binds each webhook to a
+// session this replica's session writer holds, or that session/status
+// under the path's project finds (api), before publishing it.
+func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encoder, api *payapi.Client) error {
 	if !cfg.Webhook.Enabled {
 		return nil
 	}
@@ -211,7 +215,7 @@ func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encod
 		return err
 	}
 	c.ingress, err = ingress.New(ingress.Config{Path: cfg.Webhook.Path, DefaultProject: cfg.API.Project,
-		Projects: cfg.ExtraProjectIDs(), Verifier: verifier, Producer: c.producer, Encoder: enc, UpdatesTopic: cfg.Topics.SessionUpdates,
+		Projects: cfg.ExtraProjectIDs(), Sessions: c.writer, API: api, Verifier: verifier, Producer: c.producer, Encoder: enc, UpdatesTopic: cfg.Topics.SessionUpdates,
 		MaxBodyBytes: cfg.Webhook.MaxBodyBytes, MaxBodies: cfg.Webhook.MaxConnections, BodyTimeout: cfg.Webhook.BodyTimeout,
 		MaxInFlight: cfg.Webhook.MaxInFlight, DedupeTTL: cfg.Webhook.DedupTTL, DedupeMaxEntries: cfg.Webhook.DedupMax,
 		DefaultAPIVersion: cfg.API.Version, Registerer: c.Registry, Logger: c.log.With("part", "webhook")})

@@ -19,6 +19,8 @@ const (
 	DefaultMaxInFlight  = 128
 	DefaultMaxBodies    = 1024
 	DefaultBodyTimeout  = 5 * time.Second
+	DefaultMaxChecks    = 32
+	DefaultCheckTimeout = 5 * time.Second
 )
 
 // Config configures an Ingress. Zero durations and sizes take the defaults
@@ -41,6 +43,24 @@ type Config struct {
 	// Verifier checks X-PARTNER-SIGN; build it with signing.NewRSAVerifier
 	// and every current service public key (rotation). Required.
 	Verifier signing.Verifier
+	// Sessions is the local lookup of the sessions the connector holds:
+	// this replica's session writer (sessionwriter.Writer.SessionProject),
+	// which holds the sessions of the partitions it owns. A webhook for a
+	// session it holds is bound to that session's project at once.
+	// Optional: without it every session is confirmed by API.
+	Sessions Sessions
+	// API confirms, with session/status under the project of the path a
+	// webhook arrived at, a session that Sessions does not hold (another
+	// replica's, or not yet written); *payapi.Client is one. Required.
+	API StatusAPI
+	// MaxChecks bounds the session/status calls in flight; a webhook that
+	// needs one beyond it gets 503 with Retry-After at once, so webhooks
+	// of unknown sessions cannot hold more. Default 32.
+	MaxChecks int
+	// CheckTimeout bounds one session/status call; a webhook whose call
+	// does not answer within it gets 503 (the service resends it).
+	// Default 5s.
+	CheckTimeout time.Duration
 	// Producer publishes the records with TryProduce, which fails at once
 	// when the client's buffer is full, so a long Kafka outage turns into
 	// quick 503s instead of blocked handlers. Required.
@@ -111,6 +131,8 @@ func (c *Config) defaults() {
 	fields.Default(&c.MaxBodies, DefaultMaxBodies)
 	fields.Default(&c.BodyTimeout, DefaultBodyTimeout)
 	fields.Default(&c.MaxInFlight, DefaultMaxInFlight)
+	fields.Default(&c.MaxChecks, DefaultMaxChecks)
+	fields.Default(&c.CheckTimeout, DefaultCheckTimeout)
 	fields.Default(&c.AdmitWait, time.Second)
 	fields.Default(&c.MaxWaiting, 8*c.MaxInFlight)
 	fields.Default(&c.PublishTimeout, 10*time.Second)
@@ -144,6 +166,12 @@ func (c Config) Validate() error {
 	if c.Verifier == nil {
 		add("Verifier", "required")
 	}
+	if c.API == nil {
+		add("API", "required")
+	}
+	if c.MaxChecks < 0 {
+		add("MaxChecks", "%d is negative", c.MaxChecks)
+	}
 	if c.Producer == nil {
 		add("Producer", "required")
 	}
@@ -165,7 +193,7 @@ func (c Config) Validate() error {
 	for _, d := range []struct {
 		name string
 		d    time.Duration
-	}{{"BodyTimeout", c.BodyTimeout}, {"PublishTimeout", c.PublishTimeout}, {"DeliveryTimeout", c.DeliveryTimeout}, {"DedupeTTL", c.DedupeTTL}} {
+	}{{"BodyTimeout", c.BodyTimeout}, {"CheckTimeout", c.CheckTimeout}, {"PublishTimeout", c.PublishTimeout}, {"DeliveryTimeout", c.DeliveryTimeout}, {"DedupeTTL", c.DedupeTTL}} {
 		if d.d < 0 {
 			add(d.name, "%s is negative", d.d)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/outbound"
+	"github.com/paysession/paysession/internal/payapi"
 	"github.com/paysession/paysession/internal/signing"
 )
 
@@ -112,4 +113,58 @@ func testKeys(t testing.TB) (current, previous, forger *rsa.PrivateKey) {
 		}
 	})
 	return keys[0], keys[1], keys[2]
+}
+
+// fakeAPI answers session/status like the service: a session is found
+// only under its project (sessions: id → project, "" the default). With
+// everywhere set, a session absent from sessions is found under any
+// project (the fixture's default, for tests of other things).
+type fakeAPI struct {
+	mu         sync.Mutex
+	sessions   map[string]string
+	everywhere bool
+	calls      int
+	hold       chan struct{} // when set, a call waits for it to close (or its context)
+	err        error         // when set, every call fails with it
+}
+
+func (a *fakeAPI) Status(ctx context.Context, id string, opts ...payapi.CallOption) (*payapi.Session, error) {
+	a.mu.Lock()
+	a.calls++
+	hold, fail := a.hold, a.err
+	project, ok := a.sessions[id]
+	everywhere := a.everywhere
+	a.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return nil, &payapi.Error{Code: payapi.CodeTimeout, Endpoint: "session/status", Retryable: true, Err: ctx.Err()}
+		}
+	}
+	if fail != nil {
+		return nil, fail
+	}
+	if asked := payapi.ProjectOf(opts...); (ok && asked == project) || (!ok && everywhere) {
+		return &payapi.Session{ID: id, Status: "in_progress"}, nil
+	}
+	return nil, &payapi.Error{Code: payapi.CodeRecordNotFound, Endpoint: "session/status", HTTPStatus: 400}
+}
+
+func (a *fakeAPI) callCount() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.calls
+}
+
+// fakeSessions is a session writer's local lookup: id → project ("" the
+// default).
+type fakeSessions map[string]string
+
+func (s fakeSessions) SessionProject(id string) (*string, bool) {
+	p, ok := s[id]
+	if !ok || p == "" {
+		return nil, ok
+	}
+	return &p, true
 }

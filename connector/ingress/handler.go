@@ -2,8 +2,6 @@ package ingress
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io"
 	"log/slog"
@@ -14,13 +12,13 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/paysession/paysession/internal/sensitive"
 )
 
 // ServeHTTP answers one webhook delivery. Every 4xx publishes nothing; 200
 // means Kafka acknowledged every record of the webhook (or did so for an
-// earlier delivery of the same body); 503 asks the service to retry.
+// earlier delivery of the same event), or that the webhook binds to no
+// session of the connector's and publishes nothing (binding.go); 503 asks
+// the service to retry.
 //
 // Everything that can be judged from the request line and headers (path,
 // method, content type, the shape of X-PARTNER-SIGN) is judged before the
@@ -69,7 +67,13 @@ func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.cfg.Logger.DebugContext(r.Context(), "webhook time field unreadable; left unset", slog.String("session_id", wh.Session.ID),
 			slog.String("field", f))
 	}
-	wh.Project = project
+	if wh.Project, code, verdict = in.bind(r.Context(), wh, project); code != 0 {
+		if code == http.StatusServiceUnavailable && verdict == verdictOverloaded {
+			w.Header().Set("Retry-After", retryAfterOverloaded)
+		}
+		in.reject(w, code, typeLabel(wh.Type), verdict)
+		return
+	}
 	switch in.enter(r.Context()) {
 	case entered:
 	case overloaded:
@@ -81,7 +85,7 @@ func (in *Ingress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer in.leave()
-	in.accept(w, r, wh, EventID(body))
+	in.accept(w, r, wh, eventID(wh.Type, &wh.Session))
 }
 
 // readBody reads the body, at most MaxBodyBytes, within BodyTimeout, and
@@ -115,18 +119,6 @@ func (in *Ingress) readBody(w http.ResponseWriter, r *http.Request) (body []byte
 	default:
 		return nil, http.StatusBadRequest, verdictMalformed
 	}
-}
-
-// EventID is a webhook's event id: the SHA-256, in hex, of its body with
-// any card data masked (sensitive.MaskText), which for a body without card
-// data is the SHA-256 of the body itself. Masking first keeps the id, a
-// header on the connector's topics, from being a function of a card number
-// in the body: the rest of a body can be known from the published state,
-// so the hash of the raw body would give the card back to anyone hashing
-// the candidates.
-func EventID(body []byte) string {
-	sum := sha256.Sum256([]byte(sensitive.MaskText(string(body))))
-	return hex.EncodeToString(sum[:])
 }
 
 // precheck checks path, method, content type and the signature header's

@@ -22,6 +22,10 @@ type Ingress struct {
 	// that failed (retried with only the records Kafka did not take);
 	// bounded by DedupeMaxEntries and DedupeTTL.
 	deliveries *lru.Cache[string, *delivery]
+	// confirmed remembers the sessions session/status found, with their
+	// project (binding.go); bounded by DedupeMaxEntries and DedupeTTL.
+	confirmed *lru.Cache[string, *string]
+	checks    chan struct{} // one token per session/status call in flight, MaxChecks at most
 
 	baseCtx  context.Context // cancels records still buffered at hard stop
 	cancel   context.CancelFunc
@@ -47,6 +51,7 @@ func New(cfg Config) (*Ingress, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Ingress{cfg: cfg, paths: projectPaths(cfg), metrics: m, deliveries: d, baseCtx: ctx, cancel: cancel,
+		confirmed: lru.New[string, *string](cfg.DedupeMaxEntries, cfg.DedupeTTL), checks: make(chan struct{}, cfg.MaxChecks),
 		bodies: make(chan struct{}, cfg.MaxBodies), slots: make(chan struct{}, cfg.MaxInFlight)}, nil
 }
 

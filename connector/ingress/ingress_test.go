@@ -24,6 +24,7 @@ const updatesTopic = "payments.sessions.updates"
 
 type fixture struct {
 	in   *Ingress
+	api  *fakeAPI
 	prod *fakeProducer
 	reg  *prometheus.Registry
 	key  *rsa.PrivateKey
@@ -32,9 +33,10 @@ type fixture struct {
 func newFixture(t *testing.T, mutate func(*Config)) *fixture {
 	t.Helper()
 	cur, prev, _ := testKeys(t)
-	f := &fixture{prod: &fakeProducer{mode: "ok"}, reg: prometheus.NewRegistry(), key: cur}
+	f := &fixture{prod: &fakeProducer{mode: "ok"}, api: &fakeAPI{everywhere: true}, reg: prometheus.NewRegistry(), key: cur}
 	cfg := Config{
 		Verifier:       signing.NewRSAVerifier(signing.PKCS1v15, &cur.PublicKey, &prev.PublicKey),
+		API:            f.api,
 		Producer:       f.prod,
 		Encoder:        jsonEncoder{},
 		MaxBodyBytes:   4096,
@@ -255,7 +257,7 @@ func TestConfigValidateNamesEveryField(t *testing.T) {
 	if err == nil {
 		t.Fatal("want error")
 	}
-	for _, field := range []string{"Path", "Verifier", "Producer", "Encoder", "Logger", "MaxBodyBytes",
+	for _, field := range []string{"Path", "Verifier", "API", "Producer", "Encoder", "Logger", "MaxBodyBytes",
 		"DeliveryTimeout", "DedupeTTL", "DedupeMaxEntries", "DefaultAPIVersion"} {
 		if !strings.Contains(err.Error(), field) {
 			t.Errorf("error does not name %s: %v", field, err)

@@ -27,6 +27,11 @@ const (
 	verdictUnavailable    = "unavailable"
 	verdictOverloaded     = "overloaded"   // beyond MaxInFlight or MaxBodies: 503 with Retry-After
 	verdictBodyTimeout    = "body_timeout" // body not sent within BodyTimeout: 408
+	// 200, nothing published (binding.go): a session held under another
+	// project than the path's, or one session/status under the path's
+	// project does not find.
+	verdictForeignProject = "foreign_project"
+	verdictUnknownSession = "unknown_session"
 )
 
 func newMetrics(reg prometheus.Registerer, dedupeEntries func() int) (*metrics, error) {

@@ -19,7 +19,14 @@
 //     reconciler warning); an older one is dropped;
 //   - a webhook event is written only when its event id was not written in
 //     the last EventWindow, so a webhook delivered to two replicas, or
-//     replayed after a restart, is on the topic once.
+//     replayed after a restart, is on the topic once; and one updated
+//     before the window (less the clock allowance) only when its state is
+//     newer than the session's last, so a replay of any age writes no
+//     event (derive.go, replayed).
+//
+// The writer also answers the webhook ingress's local lookup
+// (SessionProject, known.go): whether it holds a session, and the project
+// its states name.
 //
 // So the sessions topic never goes backwards, by construction: only the
 // owner of a partition writes it, and the owner knows the last state of
@@ -48,8 +55,8 @@
 // topic check enforces it), and producers key updates by session id, so a
 // session's updates, state and events share one partition number.
 //
-// Memory: per session written within the horizon, about 65 bytes (a stamp
-// and a write time, sessions.go; BenchmarkSessionMemory), and while tracing
+// Memory: per session written within the horizon, about 73 bytes (a stamp,
+// a write time and a project reference, sessions.go; BenchmarkSessionMemory), and while tracing
 // is on the span context of its command (about 100 bytes more, trace.go);
 // per event id of the last EventWindow about 70 bytes. A sweep deletes what
 // fell out of either at most once a minute.

@@ -23,7 +23,7 @@ func newMetrics(reg prometheus.Registerer, x *index) (*metrics, error) {
 		}, []string{"result"}),
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "paysession_session_writer_webhook_events_total",
-			Help: "Webhook updates by result: written, duplicate (event id already written within the event window), or stale (its state was updated before the horizon: a replay).",
+			Help: "Webhook updates by result: written, duplicate (event id already written within the event window), or stale (a replay: its state was updated before the horizon, or before the event window and is not newer than the session's last).",
 		}, []string{"result"}),
 		transactions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "paysession_session_writer_transactions_total",

@@ -80,8 +80,11 @@ func TestNoCardDataLeaves(t *testing.T) {
 	waitResults(t, r, commands)
 	// A webhook with card data in its free text, signed with the service
 	// key: its session state and webhook event are masked (issue 37 item 2).
-	hookSession := fmt.Sprintf("ps_9%011d", time.Now().UnixNano()%1e11)
-	r.postWebhook(t, freeTextWebhook(hookSession))
+	// It names a session of the sandbox's (the connector publishes
+	// webhooks only for sessions the service has) and is newer than its
+	// states.
+	hookSession := aSandboxSession(t, r)
+	r.postWebhook(t, freeTextWebhook(hookSession, time.Now().Add(time.Minute)))
 	waitForKey(t, r.cfg.Kafka.Brokers, topics.WebhookEvents, hookSession)
 	idle, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/paysim"
 	"github.com/paysession/paysession/internal/signing"
 )
@@ -19,14 +20,16 @@ import (
 // that copies a command's free text back (or fills it itself) would send —
 // in several forms: grouped by dots and slashes, a JSON number, a
 // JSON-escaped digit, a security code in text, under a member named as one,
-// and in quoted JSON.
-func freeTextWebhook(sessionID string) []byte {
+// and in quoted JSON. It is a state of session sessionID updated at
+// updatedAt: the connector publishes webhooks only for sessions the service
+// has, and as events only when not older than the dedupe window.
+func freeTextWebhook(sessionID string, updatedAt time.Time) []byte {
 	return fmt.Appendf(nil, `{"type":"payment_finished","session":{"id":%q,"status":"accepted",`+
-		`"created_at":"2026-11-24T10:00:00Z","updated_at":"2026-11-24T10:01:00Z","payments":[],"acquiring_payments":[`+
+		`"created_at":"2026-11-24T10:00:00Z","updated_at":%q,"payments":[],"acquiring_payments":[`+
 		`{"id":"pm_leakscan","status":"succeeded","created_at":"2026-11-24T10:00:00Z",`+
 		`"customer":{"reference":"card %s cvv %s"},`+
 		`"metadata":{"note":%q,"n":%s,"Security_Code":%q,"text":"CVV %s","escaped":"\u00%x%s","quoted":"{\"cvc\":\"%s\"}"}}]}}`,
-		sessionID, grouped(paysim.CardDeclined, "."), securityCode,
+		sessionID, updatedAt.UTC().Format(time.RFC3339Nano), grouped(paysim.CardDeclined, "."), securityCode,
 		grouped(paysim.Card3DS, "/"), paysim.CardHold, securityCode, securityCode,
 		paysim.CardRequiresConfirm[0], paysim.CardRequiresConfirm[1:], securityCode)
 }
@@ -80,4 +83,21 @@ func waitForKey(t *testing.T, seeds []string, topic, key string) {
 			return
 		}
 	}
+}
+
+// aSandboxSession returns a session the sandbox sent (or queued) a
+// webhook of, once there is one.
+func aSandboxSession(t *testing.T, r *rig) string {
+	t.Helper()
+	var id string
+	harness.Eventually(t, 30*time.Second, "a webhook of the sandbox", func() bool {
+		for _, d := range r.sandbox.Webhooks() {
+			if d.SessionID != "" {
+				id = d.SessionID
+				return true
+			}
+		}
+		return false
+	})
+	return id
 }

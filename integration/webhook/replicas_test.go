@@ -45,7 +45,8 @@ var fastCompaction = map[string]string{"segment.ms": "100", "min.cleanable.dirty
 func TestReplayToAReplicaThatDoesNotOwnTheSession(t *testing.T) {
 	g := newRig(t, rigOpts{sessionsConfigs: fastCompaction})
 	ctx := context.Background()
-	replicas := []replica{{g.ingress, g.writer}, {g.newIngress(t, 2*time.Second, 0), g.newWriter(t, "2")}}
+	w2 := g.newWriter(t, "2")
+	replicas := []replica{{g.ingress, g.writer}, {g.newIngress(t, w2, 2*time.Second, 0), w2}}
 	harness.Eventually(t, 60*time.Second, "both writers own partitions", func() bool {
 		a, b := replicas[0].writer.Partitions(), replicas[1].writer.Partitions()
 		return len(a) > 0 && len(b) > 0 && len(a)+len(b) == 3

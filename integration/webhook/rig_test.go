@@ -146,7 +146,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 		t.Fatal(err)
 	}
 	g.writer = g.newWriter(t, "1")
-	g.ingress = g.newIngress(t, o.publishTimeout, o.deliveryTimeout)
+	g.ingress = g.newIngress(t, g.writer, o.publishTimeout, o.deliveryTimeout)
 	g.target = g.ingress
 	return g
 }
@@ -201,11 +201,15 @@ func (g *rig) writerCaughtUp(t *testing.T) {
 }
 
 // newIngress builds a connector's ingress (a fresh process: own dedupe
-// cache) publishing to the rig's updates topic.
-func (g *rig) newIngress(t *testing.T, publishTimeout, deliveryTimeout time.Duration) *ingress.Ingress {
+// cache) publishing to the rig's updates topic, beside session writer w
+// (its local lookup) and confirming other sessions with the rig's API
+// client.
+func (g *rig) newIngress(t *testing.T, w *sessionwriter.Writer, publishTimeout, deliveryTimeout time.Duration) *ingress.Ingress {
 	t.Helper()
 	in, err := ingress.New(ingress.Config{
 		Verifier:        signing.NewRSAVerifier(signing.PKCS1v15, &serviceKey.PublicKey),
+		Sessions:        w,
+		API:             g.api,
 		Producer:        g.prod,
 		Encoder:         encoder(t),
 		UpdatesTopic:    g.updates,

@@ -402,8 +402,7 @@ func TestReplayedOldWebhooksNeverMoveStateBack(t *testing.T) {
 	replay("same connector")
 	// A restarted connector: new ingress (empty dedupe cache) and a new
 	// session writer that takes the partitions over from the first.
-	fresh := g.newIngress(t, 2*time.Second, 0)
-	g.newWriter(t, "restarted")
+	fresh := g.newIngress(t, g.newWriter(t, "restarted"), 2*time.Second, 0)
 	g.mu.Lock()
 	g.target = fresh
 	g.mu.Unlock()

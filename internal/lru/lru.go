@@ -90,3 +90,15 @@ func (c *Cache[K, V]) drop(el *list.Element) {
 	c.order.Remove(el)
 	delete(c.index, el.Value.(*entry[K, V]).key)
 }
+
+// Get returns the value of key when it was added within the TTL before
+// now.
+func (c *Cache[K, V]) Get(key K, now time.Time) (v V, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.expire(now)
+	if el, ok := c.index[key]; ok {
+		return el.Value.(*entry[K, V]).value, true
+	}
+	return v, false
+}

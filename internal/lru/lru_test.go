@@ -33,6 +33,12 @@ func TestCacheBounds(t *testing.T) {
 			t.Fatalf("step %d: GetOrAdd(%s) = %d, %v; want %d, %v", i, s.key, v, added, s.want, s.added)
 		}
 	}
+	if v, ok := c.Get("c", t0.Add(time.Hour)); !ok || v != 4 {
+		t.Errorf("Get(c) = %d, %v; want 4, true", v, ok)
+	}
+	if _, ok := c.Get("b", t0.Add(time.Hour)); ok {
+		t.Error("Get(b) found an evicted entry")
+	}
 	if got := c.Len(t0.Add(time.Hour)); got != 2 {
 		t.Errorf("Len = %d, want 2", got)
 	}
@@ -42,6 +48,9 @@ func TestCacheBounds(t *testing.T) {
 	}
 	if len(keys) != 2 || keys[0] != "a" || keys[1] != "c" {
 		t.Errorf("All = %v, want [a c] (newest added first; a hit does not refresh)", keys)
+	}
+	if _, ok := c.Get("c", t0.Add(2*time.Hour)); ok {
+		t.Error("Get(c) found an entry past its TTL")
 	}
 	if got := c.Len(t0.Add(3 * time.Hour)); got != 0 {
 		t.Errorf("Len after every TTL = %d, want 0", got)

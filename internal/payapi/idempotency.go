@@ -24,6 +24,11 @@ func WithProject(id string) CallOption {
 	return func(o *callOptions) { o.project = id }
 }
 
+// ProjectOf returns the project opts name (WithProject), "" for the
+// client's default: what a stand-in for the client (a test's fake of an
+// interface the client satisfies) reads to answer per project.
+func ProjectOf(opts ...CallOption) string { return collectOptions(opts).project }
+
 // WithSubmerchant sends s as X-PARTNER-SUBMERCHANT (the payer of this
 // request) instead of the client's default; an empty s keeps the default.
 func WithSubmerchant(s string) CallOption {

@@ -101,3 +101,20 @@ func TestOperationRecurringToken(t *testing.T) {
 		t.Fatalf("recurring token %+v", rt)
 	}
 }
+
+// TestProjectOf: the project a call's options name, as the client reads
+// them (the last WithProject wins; none: the default).
+func TestProjectOf(t *testing.T) {
+	for _, tc := range []struct {
+		opts []CallOption
+		want string
+	}{
+		{nil, ""},
+		{[]CallOption{WithProject("proj-2")}, "proj-2"},
+		{[]CallOption{WithProject("proj-2"), WithIdempotencyKey("key-1"), WithProject("proj-3")}, "proj-3"},
+	} {
+		if got := ProjectOf(tc.opts...); got != tc.want {
+			t.Errorf("ProjectOf(%d options) = %q, want %q", len(tc.opts), got, tc.want)
+		}
+	}
+}

@@ -34,6 +34,10 @@ func TestMain(m *testing.M) { harness.Main(m) }
 
 const project = "proj-webhook"
 
+// projectB is the sandbox's second partner project; its webhooks arrive at
+// the ingress's path + "/" + projectB.
+const projectB = "proj-webhook-b"
+
 var (
 	keysOnce            sync.Once
 	serviceKey, partner *rsa.PrivateKey
@@ -127,8 +131,9 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	g.url = srv.URL + "/webhooks"
 
 	sim, err := paysim.New(paysim.Config{
-		Clock:      paysim.NewFakeClock(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)),
-		Projects:   []paysim.Project{paysim.DevProject(project, &partner.PublicKey, g.url)},
+		Clock: paysim.NewFakeClock(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)),
+		Projects: []paysim.Project{paysim.DevProject(project, &partner.PublicKey, g.url),
+			paysim.DevProject(projectB, &partner.PublicKey, g.url+"/"+projectB)},
 		ServiceKey: serviceKey,
 		Logger:     testLogger(t),
 		Seed:       7,
@@ -141,8 +146,9 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	}
 	t.Cleanup(func() { _ = sim.Close() })
 	g.sim = sim
-	if g.api, err = payapi.New(payapi.Config{BaseURL: sim.URL(), Version: 1, Project: project,
-		Signer: signing.NewRSASigner(partner, signing.PKCS1v15)}); err != nil {
+	signer := signing.NewRSASigner(partner, signing.PKCS1v15)
+	if g.api, err = payapi.New(payapi.Config{BaseURL: sim.URL(), Version: 1, Project: project, Signer: signer,
+		Projects: []payapi.Project{{ID: projectB, Signer: signer}}}); err != nil {
 		t.Fatal(err)
 	}
 	g.writer = g.newWriter(t, "1")
@@ -202,13 +208,19 @@ func (g *rig) writerCaughtUp(t *testing.T) {
 
 // newIngress builds a connector's ingress (a fresh process: own dedupe
 // cache) publishing to the rig's updates topic, beside session writer w
-// (its local lookup) and confirming other sessions with the rig's API
-// client.
+// (its local lookup; none when nil) and confirming other sessions with
+// the rig's API client.
 func (g *rig) newIngress(t *testing.T, w *sessionwriter.Writer, publishTimeout, deliveryTimeout time.Duration) *ingress.Ingress {
 	t.Helper()
+	var sessions ingress.Sessions // nil without w: every session confirmed by session/status
+	if w != nil {
+		sessions = w
+	}
 	in, err := ingress.New(ingress.Config{
 		Verifier:        signing.NewRSAVerifier(signing.PKCS1v15, &serviceKey.PublicKey),
-		Sessions:        w,
+		DefaultProject:  project,
+		Projects:        []string{projectB},
+		Sessions:        sessions,
 		API:             g.api,
 		Producer:        g.prod,
 		Encoder:         encoder(t),

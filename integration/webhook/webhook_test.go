@@ -129,7 +129,13 @@ func TestRejectedRequestsPublishNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := []byte(`{"type":"payment_finished","session":{"id":"ps_424242","status":"accepted",` +
+	// A session of the sandbox's without webhooks of its own: the
+	// connector publishes webhooks only for sessions the service has.
+	created, err := g.api.CreateSession(context.Background(), payapi.CreateSessionRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := []byte(`{"type":"payment_finished","session":{"id":"` + created.ID + `","status":"accepted",` +
 		`"created_at":"2026-11-23T10:00:00.000000Z","updated_at":"2026-11-23T10:00:01.000000Z","payments":[]}}`)
 	sign := func(k any, b []byte) string {
 		s, err := signing.NewRSASigner(k.(*rsaKey), signing.PKCS1v15).Sign(b)

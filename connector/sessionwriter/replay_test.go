@@ -97,3 +97,41 @@ func TestSessionProjectIsTheProjectItsStatesName(t *testing.T) {
 		t.Fatal("SessionProject answers for a partition the writer no longer owns")
 	}
 }
+
+// TestSessionProjectWhileWriting: the ingress's lookups run on HTTP
+// goroutines while the writer's loop writes, takes back and sweeps the
+// same partition (run with -race).
+func TestSessionProjectWhileWriting(t *testing.T) {
+	now := t0.Add(time.Hour)
+	w := testWriter(t, &now)
+	part := newPartition()
+	w.index.set(2, part)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				w.SessionProject("ps_1")
+			}
+		}
+	}()
+	for i := range 200 {
+		var j journal
+		if _, err := w.derive(context.Background(), update(t, i, "in_progress"), part, &j, w.cutoffs()); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			j.undo()
+		}
+		part.sweep(0, 0)
+	}
+	close(stop)
+	<-done
+	if _, ok := w.SessionProject("ps_1"); !ok {
+		t.Fatal("session not held after the writes")
+	}
+}

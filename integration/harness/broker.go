@@ -162,7 +162,7 @@ func StartBroker(ctx context.Context, cfg BrokerConfig) (*Broker, error) {
 
 // setup picks the ports and writes the configuration files, then formats the storage.
 func (b *Broker) setup(ctx context.Context) error {
-	ports, err := freePorts(2)
+	ports, err := FreePorts(2)
 	if err != nil {
 		return fmt.Errorf("start broker: %w", err)
 	}

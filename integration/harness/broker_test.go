@@ -118,12 +118,12 @@ func TestWritePropertiesIsStable(t *testing.T) {
 func TestClusterIDIsKafkaUUID(t *testing.T) {
 	re := regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]{21}$`)
 	for range 100 {
-		id, err := clusterID()
+		id, err := NewClusterID()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !re.MatchString(id) {
-			t.Fatalf("clusterID() = %q, want 22 base64url characters not starting with '-'", id)
+			t.Fatalf("NewClusterID() = %q, want 22 base64url characters not starting with '-'", id)
 		}
 	}
 }

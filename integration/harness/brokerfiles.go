@@ -120,7 +120,7 @@ func formatStorage(ctx context.Context, java, libs, dir, id string) error {
 	}
 	if id == "" {
 		var err error
-		if id, err = clusterID(); err != nil {
+		if id, err = NewClusterID(); err != nil {
 			return err
 		}
 	}
@@ -134,9 +134,9 @@ func formatStorage(ctx context.Context, java, libs, dir, id string) error {
 	return nil
 }
 
-// clusterID returns a random cluster id in Kafka's Uuid text form (22 base64url characters), never
+// NewClusterID returns a random cluster id in Kafka's Uuid text form (22 base64url characters), never
 // starting with '-' (which the tools would read as a flag), as Uuid.randomUuid does.
-func clusterID() (string, error) {
+func NewClusterID() (string, error) {
 	for {
 		var b [16]byte
 		if _, err := rand.Read(b[:]); err != nil {
@@ -148,8 +148,8 @@ func clusterID() (string, error) {
 	}
 }
 
-// freePorts returns n distinct loopback ports that were free a moment ago.
-func freePorts(n int) ([]int, error) {
+// FreePorts returns n distinct loopback ports that were free a moment ago.
+func FreePorts(n int) ([]int, error) {
 	var ports []int
 	var listeners []net.Listener
 	defer func() {

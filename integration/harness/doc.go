@@ -4,9 +4,10 @@
 // It sits beside the data path, not in it: tests of the pipeline, the webhook ingress and the
 // publishers get their broker here, produce commands into it and read outcomes back out.
 //
-// The broker is a plain Java process (no container engine is needed or used, so testcontainers-go
-// is deliberately absent): a single-node KRaft broker+controller on free loopback ports, started
-// from broker jars that Maven fetches once into the ignored cache folder .cache/kafka/libs.
+// The broker is a plain Java process (no container engine is needed or used): a single-node KRaft
+// broker+controller on free loopback ports, started from broker jars that Maven fetches once into
+// the ignored cache folder .cache/kafka/libs. The chaos suite's 3-node cluster runs in containers
+// instead, through testcontainers-go: see the subpackage cluster (make chaos).
 //
 //   - [Kafka] gives a test the bootstrap addresses of a broker: KAFKA_BROKERS when set (make test
 //     sets it), otherwise one local broker shared by the whole test binary ([Shutdown] or [Main]

@@ -104,7 +104,7 @@ func StartRegistry(ctx context.Context, cfg RegistryConfig) (*Registry, error) {
 	if err := cfg.setDefaults(ctx); err != nil {
 		return nil, fmt.Errorf("start registry: %w", err)
 	}
-	ports, err := freePorts(1)
+	ports, err := FreePorts(1)
 	if err != nil {
 		return nil, fmt.Errorf("start registry: %w", err)
 	}

@@ -1,0 +1,101 @@
+package cluster
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ChaosEnv opts a test binary into starting containers; make chaos sets it. Without it the
+// tests that need Docker skip, so make test needs no container engine.
+const ChaosEnv = "CHAOS"
+
+func requireChaos(t *testing.T) {
+	t.Helper()
+	if testing.Short() || os.Getenv(ChaosEnv) != "1" {
+		t.Skipf("needs Docker: run by make chaos (%s=1)", ChaosEnv)
+	}
+}
+
+// TestClusterFaults starts a 3-node cluster and drives every fault once, checking after each
+// that a transactional produce commits again (acks=all, min.insync.replicas=2) and that the
+// replicas come back in sync.
+func TestClusterFaults(t *testing.T) {
+	requireChaos(t)
+	start := time.Now()
+	c := StartTest(t, Config{})
+	t.Logf("3 nodes up in %v: %v (run %s)", time.Since(start).Round(time.Millisecond), c.Brokers(), c.RunID())
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers()...), kgo.TransactionalID("cluster-test"),
+		kgo.DefaultProduceTopic("cluster-test"), kgo.RequestRetries(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	if _, err := adm.CreateTopic(ctx, 3, -1, nil, "cluster-test"); err != nil {
+		t.Fatal(err)
+	}
+	details, err := adm.DescribeTopicConfigs(ctx, "cluster-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range details {
+		for _, cfg := range d.Configs {
+			if cfg.Key == "min.insync.replicas" && (cfg.Value == nil || *cfg.Value != "2") {
+				t.Fatalf("min.insync.replicas %v, want 2", cfg.Value)
+			}
+		}
+	}
+	commit := func(what string, inSync bool) {
+		t.Helper()
+		begun := time.Now()
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatalf("%s: begin: %v", what, err)
+		}
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte(what)}).FirstErr(); err != nil {
+			t.Fatalf("%s: produce: %v", what, err)
+		}
+		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			t.Fatalf("%s: commit: %v", what, err)
+		}
+		if !inSync {
+			t.Logf("%s: committed after %v", what, time.Since(begun).Round(time.Millisecond))
+			return
+		}
+		if err := c.AwaitInSync(ctx); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		t.Logf("%s: committed and in sync after %v", what, time.Since(begun).Round(time.Millisecond))
+	}
+	commit("fresh cluster", true)
+	steps := []struct {
+		name       string
+		fault, fix func(context.Context) error
+	}{
+		{"kill and start node 1", c.Node(1).Kill, c.Node(1).Start},
+		{"pause and unpause node 2", c.Node(2).Pause, c.Node(2).Unpause},
+		{"disconnect and reconnect node 3", c.Node(3).Disconnect, c.Node(3).Reconnect},
+	}
+	for _, s := range steps {
+		if err := s.fault(ctx); err != nil {
+			t.Fatal(err)
+		}
+		commit(s.name+" (during)", false)
+		if err := s.fix(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.AwaitBrokers(ctx, 3); err != nil {
+			t.Fatal(err)
+		}
+		commit(s.name+" (after)", true)
+	}
+	if !c.Node(1).Running(ctx) {
+		t.Fatal("node 1 does not run after its restart")
+	}
+}

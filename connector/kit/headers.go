@@ -7,7 +7,9 @@ import "github.com/twmb/franz-go/pkg/kgo"
 // names equal to the ones the connector writes.
 const (
 	// HeaderEventID is on webhook events (and session updates from a
-	// webhook): the event id, hex SHA-256 of the webhook body. Dedupe by it.
+	// webhook): the event id, hex SHA-256 of what the webhook means
+	// (type, session and operation states, updated_at), not of its bytes.
+	// Dedupe by it.
 	HeaderEventID = "paysession-event-id"
 	// HeaderWebhookType is on webhook events: the webhook's type.
 	HeaderWebhookType = "paysession-webhook-type"

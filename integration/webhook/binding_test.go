@@ -23,6 +23,9 @@ import (
 //   - the same event serialized anew: no second event id;
 //   - the last webhook replayed after the dedupe window (ingress and
 //     writer): no second event (it was published again as a new event).
+//     Beyond the horizon such a replay is dropped as stale, as before
+//     (TestWriterRemembersOnlyTheHorizon; a record dated that far from the
+//     broker's clock is refused by it here).
 //
 // Each is answered 200, as the spec asks of every webhook.
 func TestWebhooksBoundToOurSessionsAndTheirProject(t *testing.T) {

@@ -3,13 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/payapi"
 	"github.com/paysession/paysession/internal/paysim"
 	"github.com/paysession/paysession/internal/signing"
 )
@@ -20,26 +27,29 @@ type webhook struct {
 	sig  string
 }
 
-// webhookBody is a v1 payment_finished webhook of a session unique to i, so
-// the connector's dedupe (SHA-256 of the body) does not hide work.
-func webhookBody(run string, i int) []byte {
-	return []byte(fmt.Sprintf(`{"type":"payment_finished","session":{"id":"ps_bench_%s_%d","status":"accepted",`+
-		`"created_at":"2026-11-23T10:00:00.000000Z","updated_at":"2026-11-23T10:00:01.000000Z","payments":[`+
-		`{"id":"pm_bench_%s_%d","status":"succeeded","amount_details":{"amount":120000,"currency":"rub"}}]}}`, run, i, run, i))
+// webhookBody is a v1 payment_finished webhook of session id, updated at
+// at, unique to its session so the connector's dedupe (by event id) does
+// not hide work.
+func webhookBody(id string, at time.Time) []byte {
+	return []byte(fmt.Sprintf(`{"type":"payment_finished","session":{"id":%q,"status":"accepted",`+
+		`"created_at":%q,"updated_at":%q,"payments":[`+
+		`{"id":"pm_%s","status":"succeeded","amount_details":{"amount":120000,"currency":"rub"}}]}}`,
+		id, at.Add(-time.Second).Format(time.RFC3339Nano), at.Format(time.RFC3339Nano), strings.TrimPrefix(id, "ps_")))
 }
 
-// signWebhooks signs n bodies with the service key on two goroutines
-// (before the clock of the phase starts: the service signs, not the connector).
-func (e *env) signWebhooks(n int) ([]webhook, error) {
+// signWebhooks signs a webhook of each session with the service key on
+// two goroutines (before the clock of the phase starts: the service signs,
+// not the connector).
+func (e *env) signWebhooks(ids []string, at time.Time) ([]webhook, error) {
 	s := signing.NewRSASigner(e.service, signing.PKCS1v15)
-	run := randomID()
+	n := len(ids)
 	out := make([]webhook, n)
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for g := range 2 {
 		wg.Go(func() {
 			for i := g; i < n; i += 2 {
-				b := webhookBody(run, i)
+				b := webhookBody(ids[i], at)
 				sig, err := s.Sign(b)
 				if err != nil {
 					errs[g] = err
@@ -58,10 +68,55 @@ func (e *env) signWebhooks(n int) ([]webhook, error) {
 	return out, nil
 }
 
+// holdSessions makes the bench's sessions ones the connector holds, as its
+// commands' answers would: a session state of each (source api_response)
+// on the session-updates topic, keyed by session id, then it waits until
+// the session writer holds them all. The connector publishes a webhook
+// only for a session its writer holds or session/status confirms
+// (connector/ingress binding.go): the phase measures the publish path,
+// not session/status of sessions the sandbox never made.
+func (e *env) holdSessions(ctx context.Context, ids []string, at time.Time) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.brokers...), kgo.DefaultProduceTopic(e.cfg.Topics.SessionUpdates))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	before := gaugeValue(e.conn.Registry, "paysession_session_writer_sessions")
+	recs := make([]*kgo.Record, 0, len(ids))
+	for _, id := range ids {
+		st := sessionstate.FromAPI(&payapi.Session{ID: id, Status: "in_progress", CreatedAt: at, UpdatedAt: at},
+			string(codec.SourceAPIResponse), at, 1)
+		v, err := codec.EncodeSingleObject(st)
+		if err != nil {
+			return err
+		}
+		recs = append(recs, &kgo.Record{Key: []byte(id), Value: v})
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		return fmt.Errorf("session states of the webhook phase: %w", err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for gaugeValue(e.conn.Registry, "paysession_session_writer_sessions") < before+float64(len(ids)) {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return errors.New("the session writer did not hold the webhook phase's sessions within 2m")
+		}
+		time.Sleep(50 * time.Millisecond) // the writer's commit interval is 100 ms
+	}
+	return nil
+}
+
 // measureWebhooks posts the webhooks from o.webhookWorkers goroutines and
 // times each answer.
 func (e *env) measureWebhooks(ctx context.Context, o options) (Webhooks, error) {
-	hooks, err := e.signWebhooks(o.webhooks)
+	run, at := randomID(), time.Now().UTC().Truncate(time.Microsecond)
+	ids := make([]string, o.webhooks)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("ps_bench_%s_%d", run, i)
+	}
+	if err := e.holdSessions(ctx, ids, at.Add(-time.Second)); err != nil {
+		return Webhooks{}, err
+	}
+	hooks, err := e.signWebhooks(ids, at)
 	if err != nil {
 		return Webhooks{}, err
 	}

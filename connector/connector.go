@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/plugin/kprom"
 	"golang.org/x/sync/errgroup"
@@ -21,10 +22,12 @@ import (
 	"github.com/paysession/paysession/connector/publish"
 	"github.com/paysession/paysession/connector/reconcile"
 	"github.com/paysession/paysession/connector/sessionwriter"
+	"github.com/paysession/paysession/connector/topics"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/config"
 	"github.com/paysession/paysession/internal/kafka"
 	"github.com/paysession/paysession/internal/payapi"
+	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/tracing"
 	"github.com/paysession/paysession/internal/tracing/kafkatrace"
 )
@@ -56,6 +59,8 @@ type Connector struct {
 	log      *slog.Logger
 	grace    time.Duration
 	producer *Producer
+	limits   *topics.Live    // every topic's max.message.bytes, read again by Run
+	sizer    *outbound.Sizer // sizes every record the connector writes against limits
 	webhook  *HTTPServer
 	ingress  *ingress.Ingress
 	ops      *HTTPServer
@@ -99,7 +104,15 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 		return nil, err
 	}
 	kafkaOpts = append(append(kafkaOpts, kgo.WithLogger(newKafkaLogger(o.Logger))), o.KafkaOpts...)
-	limits, err := verifyTopics(ctx, cfg, kafkaOpts, o.Logger)
+	report, err := verifyTopics(ctx, cfg, kafkaOpts, o.Logger)
+	if err != nil {
+		return nil, err
+	}
+	// Every record the connector writes is sized against its topic's
+	// max.message.bytes as last read (read again every
+	// topics.DefaultRefreshInterval by Run), by one Sizer.
+	limits := topics.NewLive(report)
+	sizer, err := outbound.NewSizer(limits, reg, o.Logger.With("part", "sizes"))
 	if err != nil {
 		return nil, err
 	}
@@ -116,11 +129,10 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 	// it closes: the producer's as paysession_kafka_* (a fresh set per
 	// rebuild, producer.go), the pipeline's (rebuilt after an unknown
 	// transaction end) as paysession_kafka_pipeline_*.
-	producer, err := NewProducer(func() (*kgo.Client, error) {
-		return kgo.NewClient(append(append([]kgo.Opt{}, kafkaOpts...), kgo.RequiredAcks(kgo.AllISRAcks()),
-			kgo.ProducerBatchMaxBytesFn(limits.BatchMaxBytes),
+	producer, err := NewProducer(func(caps ...kgo.Opt) (*kgo.Client, error) {
+		return kgo.NewClient(append(append(append([]kgo.Opt{}, kafkaOpts...), caps...), kgo.RequiredAcks(kgo.AllISRAcks()),
 			kgo.WithHooks(kprom.NewMetrics("paysession_kafka", kprom.Registerer(reg))), kgo.WithHooks(kafkatrace.Hooks()...))...)
-	}, o.Logger.With("part", "producer"))
+	}, limits, o.Logger.With("part", "producer"))
 	if err != nil {
 		return nil, fmt.Errorf("kafka producer: %w", err)
 	}
@@ -129,7 +141,7 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 			producer.Close()
 		}
 	}()
-	c := &Connector{log: o.Logger, grace: cfg.ShutdownGrace, producer: producer, Registry: reg}
+	c := &Connector{log: o.Logger, grace: cfg.ShutdownGrace, producer: producer, limits: limits, sizer: sizer, Registry: reg}
 
 	instance := o.InstanceID
 	if instance == "" {
@@ -148,7 +160,7 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 				kafkatrace.Hooks()...)
 		},
 		Kafka: groupOpts, GroupID: cfg.Kafka.GroupID, TransactionalID: cfg.Kafka.TransactionalIDPrefix + "-" + instance,
-		Topics: pipelineTopics(cfg.Topics), Limits: limits, API: api, Decoder: dec, Encoder: enc,
+		Topics: pipelineTopics(cfg.Topics), Sizer: sizer, API: api, Decoder: dec, Encoder: enc,
 		APIVersion: cfg.API.Version, Concurrency: cfg.Pipeline.MaxInFlight, BatchDeadline: cfg.Pipeline.BatchDeadline,
 		MaxPerSession: cfg.Pipeline.MaxPerSession, TransactionTimeout: cfg.Pipeline.TransactionTimeout, ShutdownGrace: cfg.ShutdownGrace / 2,
 		KeyLifetimeMargin: cfg.Pipeline.KeyLifetimeMargin, RateLimit: cfg.API.RateLimit,
@@ -166,7 +178,7 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 			return append([]kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("session_writer"), kprom.Registerer(reg))},
 				kafkatrace.Hooks()...)
 		},
-		TransactionTimeout: cfg.Pipeline.TransactionTimeout, BatchMaxBytes: limits.BatchMaxBytes,
+		TransactionTimeout: cfg.Pipeline.TransactionTimeout, Sizer: sizer,
 		UpdatesTopic: cfg.Topics.SessionUpdates, SessionsTopic: cfg.Topics.Sessions, EventsTopic: cfg.Topics.WebhookEvents,
 		EventWindow: cfg.Webhook.DedupTTL, Horizon: cfg.Sessions.Horizon, CommitInterval: cfg.Sessions.CommitInterval, Decoder: dec, Encoder: enc,
 		Logger: c.log.With("part", "session-writer"), Registerer: reg,
@@ -181,6 +193,7 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 		c.recon, err = reconcile.New(reconcile.Config{
 			Brokers: cfg.Kafka.Brokers, KafkaOpts: groupOpts, Group: cfg.Kafka.GroupID + "-reconciler",
 			SessionsTopic: cfg.Topics.Sessions, UpdatesTopic: cfg.Topics.SessionUpdates, Producer: producer, Encoder: enc, API: api,
+			Sizer:      sizer.Pinned(producer.Caps()),
 			Decoder:    reconcile.CodecStateDecoder{Decoder: dec},
 			APIVersion: cfg.API.Version, QuietAfter: cfg.Reconciler.QuietAfter,
 			MaxAge: cfg.Reconciler.MaxAge, Horizon: cfg.Sessions.Horizon, Tick: cfg.Reconciler.Interval, Confirm: confirmPolicy(cfg.Confirm),
@@ -215,7 +228,7 @@ func (c *Connector) buildWebhook(cfg *config.Config, o Options, enc *codec.Encod
 		return err
 	}
 	c.ingress, err = ingress.New(ingress.Config{Path: cfg.Webhook.Path, DefaultProject: cfg.API.Project,
-		Projects: cfg.ExtraProjectIDs(), Sessions: c.writer, API: api, Verifier: verifier, Producer: c.producer, Encoder: enc, UpdatesTopic: cfg.Topics.SessionUpdates,
+		Projects: cfg.ExtraProjectIDs(), Sessions: c.writer, API: api, Verifier: verifier, Producer: c.producer, Encoder: enc, Sizer: c.sizer.Pinned(c.producer.Caps()), UpdatesTopic: cfg.Topics.SessionUpdates,
 		MaxBodyBytes: cfg.Webhook.MaxBodyBytes, MaxBodies: cfg.Webhook.MaxConnections, BodyTimeout: cfg.Webhook.BodyTimeout,
 		MaxInFlight: cfg.Webhook.MaxInFlight, DedupeTTL: cfg.Webhook.DedupTTL, DedupeMaxEntries: cfg.Webhook.DedupMax,
 		DefaultAPIVersion: cfg.API.Version, Registerer: c.Registry, Logger: c.log.With("part", "webhook")})
@@ -297,6 +310,12 @@ func (c *Connector) Run(ctx context.Context) error {
 	opsCtx, opsStop := context.WithCancel(context.Background())
 	opsDone := make(chan error, 1)
 	go func() { opsDone <- c.ops.Run(opsCtx) }()
+	limitsCtx, limitsStop := context.WithCancel(context.Background())
+	limitsDone := make(chan error, 1)
+	go func() {
+		limitsDone <- c.limits.Run(limitsCtx, func() *kadm.Client { return kadm.NewClient(c.producer.Client()) },
+			topics.DefaultRefreshInterval, c.log.With("part", "sizes"))
+	}()
 	var (
 		cancels []context.CancelFunc
 		groups  []*errgroup.Group
@@ -324,6 +343,8 @@ func (c *Connector) Run(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
+	limitsStop()
+	<-limitsDone
 	c.producer.Close()
 	opsStop()
 	if err := <-opsDone; err != nil {

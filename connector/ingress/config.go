@@ -67,6 +67,10 @@ type Config struct {
 	Producer outbound.Producer
 	// Encoder encodes the outcome records. Required.
 	Encoder outbound.Encoder
+	// Sizer checks each update against the updates topic's limit (shared by
+	// the connector's writers): a state that would not fit is published
+	// without its operations' metadata. Default: Kafka's default limit.
+	Sizer *outbound.Sizer
 	// UpdatesTopic receives one update per webhook: its session state with
 	// the event id and type as headers, from which the session writer
 	// derives the sessions and webhook-events records. Default
@@ -142,6 +146,9 @@ func (c *Config) defaults() {
 	fields.Default(&c.DefaultAPIVersion, 1)
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Sizer == nil {
+		c.Sizer, _ = outbound.NewSizer(nil, nil, c.Logger) // registers nothing: cannot fail
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/connector/sessionwriter"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/payapi"
 	"github.com/paysession/paysession/internal/tracing/kafkatrace"
 )
@@ -53,20 +54,21 @@ const (
 
 // build returns the update record of a webhook: its session state (source
 // webhook, naming the project of the path it arrived at), keyed by session
-// id, with the event id and type as headers.
+// id, with the event id and type as headers; without its operations'
+// metadata when whole it would not fit the updates topic (Config.Sizer).
 func (in *Ingress) build(ctx context.Context, wh *webhook, eventID string, received time.Time) (*kgo.Record, error) {
 	state := sessionstate.FromAPI(&wh.Session, string(codec.SourceWebhook), received, wh.Version)
 	typ := wh.Type
 	state.WebhookType = &typ
 	state.Project = wh.Project
-	v, err := in.cfg.Encoder.Encode(ctx, in.cfg.UpdatesTopic, state)
-	if err != nil {
-		return nil, fmt.Errorf("encode session state: %w", err)
-	}
-	r := sessionwriter.Update(in.cfg.UpdatesTopic, wh.Session.ID, v,
+	base := sessionwriter.Update(in.cfg.UpdatesTopic, wh.Session.ID, nil,
 		kgo.RecordHeader{Key: HeaderEventID, Value: []byte(eventID)},
 		kgo.RecordHeader{Key: HeaderWebhookType, Value: []byte(wh.Type)})
-	r.Timestamp = received
-	kafkatrace.Inject(ctx, r) // the webhook request's span (trace.go)
-	return r, nil
+	base.Timestamp = received
+	kafkatrace.Inject(ctx, base) // the webhook request's span (trace.go)
+	r, err := in.cfg.Sizer.Fit(ctx, in.cfg.Encoder, *base, outbound.StateForms(state)...)
+	if err == nil && r == nil {
+		err = fmt.Errorf("session state too large for %s even without metadata", in.cfg.UpdatesTopic)
+	}
+	return r, err
 }

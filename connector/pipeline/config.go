@@ -10,7 +10,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/sessionstate"
-	"github.com/paysession/paysession/connector/topics"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/payapi"
@@ -80,11 +79,14 @@ type Config struct {
 	TransactionalID string
 	// Topics names the topics (default DefaultTopics()).
 	Topics Topics
-	// Limits holds what each topic accepts (topics.Verify's report): a dead
-	// letter that would not fit is written without the command's value, and
-	// the producer's batch cap follows each topic's max.message.bytes. The
-	// zero value assumes Kafka's defaults.
-	Limits topics.Report
+	// Sizer checks every record against what its topic accepts (one
+	// shared by the connector's writers, over topics.Live): a record that
+	// would not fit is written in a leaner form or left out (produce.go),
+	// and the producer's batch caps follow each topic's max.message.bytes,
+	// pinned when the Kafka session is built; a session whose pinned limits
+	// no longer match the live ones is rebuilt between two transactions
+	// (limits.go). Default: Kafka's default limit for every topic.
+	Sizer *outbound.Sizer
 
 	API     API              // the payment API client (required)
 	Decoder Decoder          // command decoder (required)
@@ -186,6 +188,9 @@ func (c *Config) defaults() {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Sizer == nil {
+		c.Sizer, _ = outbound.NewSizer(nil, nil, c.Logger) // registers nothing: cannot fail
 	}
 }
 

@@ -35,8 +35,8 @@ func TestDeadLetterFitsItsTopic(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newTestPipeline(t, &fakeAPI{}, func(c *Config) {
 				c.Encoder = avroEncoder{}
-				c.Limits = topics.Report{Topics: []topics.TopicReport{{Topic: DefaultTopics().DeadLetter, Exists: true,
-					ConfigsKnown: true, MaxMessageBytes: limit}}}
+				c.Sizer = sizerOf(t, topics.Report{Topics: []topics.TopicReport{{Topic: DefaultTopics().DeadLetter, Exists: true,
+					ConfigsKnown: true, MaxMessageBytes: limit}}})
 			})
 			rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte("key-0001"), Value: []byte(tt.value),
 				Timestamp: testNow, Headers: []kgo.RecordHeader{header.New("trace", tt.header)}}
@@ -115,8 +115,8 @@ func TestOutcomeKeyOfInvalidKeys(t *testing.T) {
 func parkedUnderLimit(t *testing.T, limit int, sent bool) (*Pipeline, *batch, *inbound, []*kgo.Record) {
 	t.Helper()
 	p := newTestPipeline(t, &fakeAPI{}, func(c *Config) {
-		c.Limits = topics.Report{Topics: []topics.TopicReport{{Topic: DefaultTopics().Retry, Exists: true,
-			ConfigsKnown: true, MaxMessageBytes: limit}}}
+		c.Sizer = sizerOf(t, topics.Report{Topics: []topics.TopicReport{{Topic: DefaultTopics().Retry, Exists: true,
+			ConfigsKnown: true, MaxMessageBytes: limit}}})
 	})
 	rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte("key-0001"), Timestamp: testNow,
 		Value: []byte(`{"session_id":"ps_1","x":"` + strings.Repeat("x", 2*limit) + `"}`)}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/paysession/paysession/connector/topics"
 	"github.com/paysession/paysession/internal/kafka"
+	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/retry"
 )
 
@@ -40,12 +41,14 @@ type Pipeline struct {
 	writes   *writeHealth
 	assigned atomic.Bool // partitions were assigned: reload the attempt marks
 
-	parked   *parkedSet    // touched only by the Run goroutine
-	settler  *txnSettler   // the running session's (Run goroutine)
-	topicIDs topicIDs      // the running session's, from its fetches (Run goroutine)
-	reseed   bool          // rebuild parked from the retry topic before the next poll
-	held     []*kgo.Record // consumed ahead of the next batch, not started (hold; Run goroutine)
-	ends     fetchEnds     // the running session's, from its fetches (Run goroutine)
+	parked   *parkedSet      // touched only by the Run goroutine
+	settler  *txnSettler     // the running session's (Run goroutine)
+	topicIDs topicIDs        // the running session's, from its fetches (Run goroutine)
+	reseed   bool            // rebuild parked from the retry topic before the next poll
+	held     []*kgo.Record   // consumed ahead of the next batch, not started (hold; Run goroutine)
+	ends     fetchEnds       // the running session's, from its fetches (Run goroutine)
+	caps     outbound.Limits // the running session's batch caps (limits.go; Run goroutine)
+	sizer    *outbound.Sizer // Config.Sizer pinned to caps (Run goroutine)
 
 	mu          sync.Mutex
 	cancelBatch context.CancelFunc // cancels the running batch (on revoke)
@@ -77,6 +80,7 @@ func New(cfg Config) (*Pipeline, error) {
 		writes:  &writeHealth{threshold: cfg.WriteFailureThreshold},
 		kept:    keptOutcomes{},
 	}
+	p.pinLimits()
 	p.marks = newAttemptMarks(cfg.Topics.Attempts, cfg.MaxPollRecords, cfg.BatchDeadline, cfg.Kafka)
 	for k, t := range cfg.Topics.Commands {
 		p.kinds[t] = string(k)
@@ -127,6 +131,10 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		s.Close() // leaves the group
 		if ctx.Err() != nil {
 			return nil
+		}
+		if errors.Is(err, errLimitsChanged) {
+			p.log.Info("rebuilding kafka session", slog.Any("reason", err))
+			continue
 		}
 		p.log.Warn("rebuilding kafka session", slog.Any("error", err))
 		if errors.Is(err, errWritesBlocked) {
@@ -216,7 +224,7 @@ func (p *Pipeline) newSession() (*kafka.TxnSession, error) {
 		kgo.ConsumeTopics(p.topics...),
 		kgo.TransactionalID(p.cfg.TransactionalID),
 		kgo.TransactionTimeout(p.cfg.TransactionTimeout),
-		kgo.ProducerBatchMaxBytesFn(p.cfg.Limits.BatchMaxBytes),
+		p.pinLimits(),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { p.assigned.Store(true) }),
 	)
@@ -284,6 +292,9 @@ func (p *Pipeline) runSession(ctx context.Context, s *kafka.TxnSession) error {
 		r := next
 		next = nil
 		if r == nil {
+			if p.limitsMoved() { // between two transactions: nothing in flight
+				return errLimitsChanged
+			}
 			if p.reseed {
 				p.marks.invalidate()
 				if err := p.seedParked(ctx, s.Client()); err != nil {

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"slices"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/paysession/paysession/connector/sessionwriter"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/header"
+	"github.com/paysession/paysession/internal/outbound"
 )
 
 // recordsOf turns a batch's outcomes into records, in batch order: for each
@@ -28,7 +28,9 @@ func (p *Pipeline) recordsOf(ctx context.Context, b *batch) ([]*kgo.Record, erro
 		if out.park != nil {
 			r := retryRecord(out, p.cfg.Topics.Retry)
 			injectAll(in.traced(ctx), []*kgo.Record{r}) // the next attempt continues the command's trace
-			if p.cfg.Limits.Fits(r) {
+			// A retry record has one form (it carries no value): one that
+			// does not fit gets the command's final result instead.
+			if p.sizer.Fits(r) {
 				recs = append(recs, r)
 				continue
 			}
@@ -46,24 +48,34 @@ func (p *Pipeline) recordsOf(ctx context.Context, b *batch) ([]*kgo.Record, erro
 	return recs, nil
 }
 
+// outcomeRecords returns the records of a finished command: its result,
+// its dead letter, and the session states it learned. Each is sized by the
+// pipeline's Sizer (outbound.Sizer): written in the first of its forms that
+// fits its topic (resultForms, deadLetterForms, outbound.StateForms), else
+// left out, counted and logged, so that no record the topic refuses enters
+// the transaction.
 func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Time) ([]*kgo.Record, error) {
-	var recs []*kgo.Record
-	res, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.Results, resultOf(out, now, p.cfg.APIVersion))
-	if err != nil {
-		return nil, fmt.Errorf("encode command result: %w", err)
-	}
 	ctx, span := startProduceSpan(ctx, out)
 	defer span.End()
-	defer func() { injectAll(ctx, recs) }()
 	trace := traceHeaders(out.in.rec)
 	key := []byte(out.in.outcomeKey())
-	recs = append(recs, &kgo.Record{Topic: p.cfg.Topics.Results, Key: key, Value: res, Headers: trace})
-	if out.verdict.deadLetter {
-		dl, err := p.deadLetterRecord(ctx, out, key, now)
-		if err != nil {
-			return nil, err
+	var recs []*kgo.Record
+	fit := func(base kgo.Record, forms []outbound.Form) error {
+		injectAll(ctx, []*kgo.Record{&base}) // before sizing: the trace headers count
+		r, err := p.sizer.Fit(ctx, p.cfg.Encoder, base, forms...)
+		if r != nil {
+			recs = append(recs, r)
 		}
-		recs = append(recs, dl)
+		return err
+	}
+	res := resultOf(out, now, p.cfg.APIVersion)
+	if err := fit(kgo.Record{Topic: p.cfg.Topics.Results, Key: key, Headers: slices.Clone(trace)}, resultForms(res)); err != nil {
+		return nil, fmt.Errorf("command result: %w", err)
+	}
+	if out.verdict.deadLetter {
+		if err := fit(kgo.Record{Topic: p.cfg.Topics.DeadLetter, Key: key}, p.deadLetterForms(ctx, out, now)); err != nil {
+			return nil, fmt.Errorf("dead letter: %w", err)
+		}
 	}
 	for _, l := range sessionStates(out) {
 		st := p.cfg.States(l.session, string(l.source), now, p.cfg.APIVersion)
@@ -75,48 +87,26 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 			st.IdempotencyKey = &k
 		}
 		st.Project = projectOf(out)
-		u, err := p.stateUpdate(ctx, st, append(slices.Clone(trace), sessionwriter.FromCommand()))
-		if err != nil {
-			return nil, err
-		}
-		if u != nil {
-			recs = append(recs, u)
+		base := sessionwriter.Update(p.cfg.Topics.SessionUpdates, st.Session.ID, nil, append(slices.Clone(trace), sessionwriter.FromCommand())...)
+		if err := fit(*base, outbound.StateForms(st)); err != nil {
+			return nil, fmt.Errorf("session state: %w", err)
 		}
 	}
 	return recs, nil
 }
 
-// stateUpdate encodes the update record of a session state. A state that
-// would not fit the session-updates topic (Config.Limits) is encoded again
-// without its operations' metadata, the one member a command sizes, and
-// says so in header.Withheld; one that still would not fit is not
-// published (logged): the command's result is, and a later state of the
-// session (a webhook, a poll) reaches the sessions topic, so no record
-// stalls the transaction.
-func (p *Pipeline) stateUpdate(ctx context.Context, st *codec.SessionState, headers []kgo.RecordHeader) (*kgo.Record, error) {
-	v, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.SessionUpdates, st)
-	if err != nil {
-		return nil, fmt.Errorf("encode session state: %w", err)
+// resultForms are the forms of a command result: whole, then without its
+// error description (header.Withheld "error_description"). Results are
+// small (the description is cut to maxDescription), so only a topic
+// limited to less than a few kilobytes needs the second.
+func resultForms(res *codec.CommandResult) []outbound.Form {
+	forms := []outbound.Form{{Value: res}}
+	if res.ErrorDescription != nil {
+		lean := *res
+		lean.ErrorDescription = nil
+		forms = append(forms, outbound.Form{Value: &lean, Withheld: "error_description"})
 	}
-	u := sessionwriter.Update(p.cfg.Topics.SessionUpdates, st.Session.ID, v, headers...)
-	if p.cfg.Limits.Fits(u) {
-		return u, nil
-	}
-	lean := *st
-	lean.Session.Operations = slices.Clone(st.Session.Operations)
-	for i := range lean.Session.Operations {
-		lean.Session.Operations[i].Metadata = nil
-	}
-	if v, err = p.cfg.Encoder.Encode(ctx, p.cfg.Topics.SessionUpdates, &lean); err != nil {
-		return nil, fmt.Errorf("encode session state: %w", err)
-	}
-	u = sessionwriter.Update(p.cfg.Topics.SessionUpdates, st.Session.ID, v, append(slices.Clone(headers), header.New(header.Withheld, "metadata"))...)
-	if p.cfg.Limits.Fits(u) {
-		return u, nil
-	}
-	p.log.WarnContext(ctx, "session state too large for its topic even without metadata; not published",
-		slog.String("session_id", st.Session.ID), slog.String("topic", p.cfg.Topics.SessionUpdates), slog.Int("bytes", len(v)))
-	return nil, nil
+	return forms
 }
 
 // projectOf is the partner project a command's session states name: the
@@ -131,35 +121,26 @@ func projectOf(out *outcome) *string {
 	return &p
 }
 
-// deadLetterRecord builds the dead-letter record of a command. A letter that
-// would not fit the dead-letter topic (its max.message.bytes, Config.Limits)
-// withholds the command's value, and then its headers too if still too
-// large, saying so in header.DeadLetterValue and header.DeadLetterOriginalSize:
-// a record that cannot be dead-lettered whole must not wedge its partition,
-// and redrive reads the original from its source anyway.
-func (p *Pipeline) deadLetterRecord(ctx context.Context, out *outcome, key []byte, now time.Time) (*kgo.Record, error) {
-	l := p.protect(ctx, out.in.rec)
-	build := func(l protectedLetter) (*kgo.Record, error) {
-		v, err := p.cfg.Encoder.Encode(ctx, p.cfg.Topics.DeadLetter, deadLetterOf(out, l, now))
-		if err != nil {
-			return nil, fmt.Errorf("encode dead letter: %w", err)
-		}
+// deadLetterForms are the forms of a command's dead letter: with its
+// protected value and headers, then without the value, then without the
+// headers too, each saying so in header.DeadLetterValue,
+// header.DeadLetterOriginalSize and header.DeadLetterHeaders: a record that
+// cannot be dead-lettered whole must not wedge its partition, and redrive
+// reads the original from its source anyway.
+func (p *Pipeline) deadLetterForms(ctx context.Context, out *outcome, now time.Time) []outbound.Form {
+	form := func(l protectedLetter) outbound.Form {
 		hs := deadLetterHeaders(out, l.protection)
 		if l.protection == codec.ValueWithheld && len(out.in.rec.Value) > 0 {
 			hs = append(hs, header.NewInt(header.DeadLetterOriginalSize, int64(len(out.in.rec.Value))))
 		}
-		return &kgo.Record{Topic: p.cfg.Topics.DeadLetter, Key: key, Value: v, Headers: hs}, nil
+		return outbound.Form{Value: deadLetterOf(out, l, now), Headers: hs}
 	}
-	r, err := build(l)
-	if err != nil || p.cfg.Limits.Fits(r) {
-		return r, err
-	}
+	l := p.protect(ctx, out.in.rec)
+	forms := []outbound.Form{form(l)}
 	l.value, l.protection = nil, codec.ValueWithheld
-	if r, err = build(l); err != nil || p.cfg.Limits.Fits(r) {
-		return r, err
-	}
+	forms = append(forms, form(l))
 	l.headers = []kgo.RecordHeader{header.New(header.DeadLetterHeaders, "withheld")}
-	return build(l)
+	return append(forms, form(l))
 }
 
 // unparkable ends a command that should be parked but whose retry record

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/topics"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/header"
+	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
@@ -33,8 +35,8 @@ func TestSessionStateTooLargeForItsTopic(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newTestPipeline(t, &fakeAPI{}, func(c *Config) {
-				c.Limits = topics.Report{Topics: []topics.TopicReport{{Topic: DefaultTopics().SessionUpdates, Exists: true,
-					ConfigsKnown: true, MaxMessageBytes: tc.limit}}}
+				c.Sizer = sizerOf(t, topics.Report{Topics: []topics.TopicReport{{Topic: DefaultTopics().SessionUpdates, Exists: true,
+					ConfigsKnown: true, MaxMessageBytes: tc.limit}}})
 			})
 			rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte("key-0001"), Timestamp: testNow,
 				Value: []byte(`{"session_id":"ps_1"}`)}
@@ -64,7 +66,7 @@ func TestSessionStateTooLargeForItsTopic(t *testing.T) {
 				}
 				return
 			}
-			if len(updates) != 1 || !p.cfg.Limits.Fits(updates[0]) {
+			if len(updates) != 1 || !p.sizer.Fits(updates[0]) {
 				t.Fatalf("%d updates, want one that fits", len(updates))
 			}
 			v, marked := header.Get(updates[0], header.Withheld)
@@ -74,4 +76,14 @@ func TestSessionStateTooLargeForItsTopic(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sizerOf returns a Sizer of limits that counts in a registry of its own.
+func sizerOf(t *testing.T, limits outbound.Limits) *outbound.Sizer {
+	t.Helper()
+	s, err := outbound.NewSizer(limits, prometheus.NewRegistry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -186,9 +186,11 @@ func (p *Pipeline) releaseHeld(s *kafka.TxnSession) {
 // a transaction is open or ending. Not while the pipeline stops, while the
 // API is failing (the Run loop pauses fetching), once a revoke is pending,
 // or after an assignment: then the attempt marks are read back first
-// (attempts.go), which is not work to do while a transaction is open.
+// (attempts.go), which is not work to do while a transaction is open; nor
+// once a topic's limit changed: the session ends after this transaction
+// (limits.go).
 func (p *Pipeline) mayTakeAhead(ctx context.Context) bool {
-	if ctx.Err() != nil || p.assigned.Load() {
+	if ctx.Err() != nil || p.assigned.Load() || p.limitsMoved() {
 		return false
 	}
 	if bad, _ := p.health.unhealthy(); bad {
@@ -262,6 +264,7 @@ func (p *Pipeline) produce(ctx context.Context, s *kafka.TxnSession, b *batch) e
 	}
 	p.settler.settle(pctx) // the previous transaction's markers (settle.go)
 	if r, err := kafka.ProduceAll(pctx, s, recs); err != nil {
+		p.cfg.Sizer.Refused(err)
 		if r != nil {
 			return &topicError{Topic: r.Topic, Err: err}
 		}

@@ -53,6 +53,12 @@ type Config struct {
 	Producer outbound.Producer
 	// Encoder encodes them. Required.
 	Encoder outbound.Encoder
+	// Sizer checks them against the updates topic's limit (one shared by
+	// the connector's writers, pinned to the Producer's batch caps): a
+	// state that would not fit is published without its operations'
+	// metadata, or not at all (counted, logged). Default: Kafka's default
+	// limit.
+	Sizer *outbound.Sizer
 	// Decoder reads the sessions topic. Default: a CodecStateDecoder
 	// without a registry (single-object values, and JSON).
 	Decoder StateDecoder
@@ -122,6 +128,9 @@ func (c *Config) defaults() {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Sizer == nil {
+		c.Sizer, _ = outbound.NewSizer(nil, nil, c.Logger) // registers nothing: cannot fail
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/connector/sessionwriter"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
@@ -155,7 +156,9 @@ func (r *Reconciler) markStale(ctx context.Context, t task) (bool, error) {
 // publish proposes st to the session writer when it is newer than the
 // state read from the sessions topic (or, with force, when it is at least
 // as new: the writer then writes it again, with headers) and records it in
-// the pending set once Kafka took it. The state names the session's
+// the pending set once Kafka took it. The update is sized by Config.Sizer:
+// without its operations' metadata when whole it would not fit the
+// updates topic, not at all (and not recorded) when even that would not. The state names the session's
 // project, so the topic keeps it for the next reader.
 func (r *Reconciler) publish(ctx context.Context, t task, st *codec.SessionState, force bool, headers []kgo.RecordHeader) (bool, error) {
 	if st.Project == nil && t.project != nil {
@@ -168,17 +171,20 @@ func (r *Reconciler) publish(ctx context.Context, t task, st *codec.SessionState
 		(!force || sessionstate.Newer(sessionstate.VersionOf(t.state), v)) {
 		return false, nil
 	}
-	val, err := r.cfg.Encoder.Encode(ctx, r.cfg.UpdatesTopic, st)
-	if err != nil {
-		return false, fmt.Errorf("encode session state: %w", err)
-	}
 	if force {
 		headers = append(headers, kgo.RecordHeader{Key: sessionwriter.HeaderRepublish, Value: []byte("1")})
 	}
+	rec, err := r.cfg.Sizer.Fit(ctx, r.cfg.Encoder, *sessionwriter.Update(r.cfg.UpdatesTopic, t.id, nil, headers...), outbound.StateForms(st)...)
+	if err != nil {
+		return false, fmt.Errorf("session state: %w", err)
+	}
+	if rec == nil {
+		return false, nil // too large even without metadata: counted and logged; a later state may fit
+	}
 	done := make(chan error, 1)
-	rec := sessionwriter.Update(r.cfg.UpdatesTopic, t.id, val, headers...)
 	r.cfg.Producer.TryProduce(ctx, rec, func(_ *kgo.Record, err error) { done <- err })
 	if err := <-done; err != nil {
+		r.cfg.Sizer.Refused(err)
 		return false, fmt.Errorf("publish session state: %w", err)
 	}
 	r.pending.apply(st, t.partition, rec.Timestamp) // stamped by the producer; the writer keeps the stamp

@@ -60,9 +60,16 @@ type Config struct {
 	CommitInterval time.Duration
 	// After is the timer of CommitInterval. Default time.After.
 	After func(time.Duration) <-chan time.Time
-	// BatchMaxBytes caps the producer batch of a topic (the topic's
-	// max.message.bytes); nil keeps franz-go's default.
-	BatchMaxBytes func(topic string) int32
+	// Sizer checks the records the writer derives against what the
+	// sessions and webhook-events topics accept (one shared by the
+	// connector's writers, over topics.Live): a record that would not fit
+	// is written without its operations' metadata, or not at all (counted,
+	// logged), and the producer's batch caps follow each topic's
+	// max.message.bytes, pinned when the Kafka session is built; a session
+	// whose pinned limits no longer match is rebuilt between two
+	// transactions (limits.go). Default: Kafka's default limit for every
+	// topic.
+	Sizer *outbound.Sizer
 	// Decoder decodes update records and, on a takeover, sessions records.
 	// Required.
 	Decoder Decoder
@@ -94,6 +101,9 @@ func (c *Config) defaults() {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.Sizer == nil {
+		c.Sizer, _ = outbound.NewSizer(nil, nil, c.Logger) // registers nothing: cannot fail
 	}
 }
 

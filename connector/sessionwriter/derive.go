@@ -11,6 +11,7 @@ import (
 	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/header"
+	"github.com/paysession/paysession/internal/outbound"
 )
 
 // Results of paysession_session_writer_updates_total.
@@ -20,6 +21,7 @@ const (
 	resultOlder       = "older"       // not newer: dropped
 	resultStale       = "stale"       // a session not remembered, updated before the horizon: dropped
 	resultUnreadable  = "unreadable"  // not a session state: dropped
+	resultTooLarge    = "too_large"   // newer, but too large for the sessions topic even lean: dropped
 )
 
 // derived is what one update record turns into.
@@ -110,8 +112,9 @@ func (w *Writer) derive(ctx context.Context, rec *kgo.Record, part *partition, j
 			if err != nil {
 				return derived{}, err
 			}
-			d.event = ev
-			j.addEvent(part, id, rec.Timestamp.UnixMilli())
+			if d.event = ev; ev != nil { // nil: too large even lean (counted, logged)
+				j.addEvent(part, id, rec.Timestamp.UnixMilli())
+			}
 		}
 	}
 	_, republish := header.Get(rec, HeaderRepublish)
@@ -125,11 +128,31 @@ func (w *Writer) derive(ctx context.Context, rec *kgo.Record, part *partition, j
 		w.traceWrite(rec, &st, part, j, d)
 		return d, nil
 	}
+	state, err := w.sizer.Fit(ctx, w.cfg.Encoder, kgo.Record{Topic: w.cfg.SessionsTopic, Partition: rec.Partition,
+		Key: rec.Key, Headers: carried(rec), Timestamp: rec.Timestamp}, stateForms(rec, &st)...)
+	if err != nil {
+		return derived{}, err
+	}
+	if state == nil {
+		// Not written, so not remembered: an as-new republish may still be.
+		d.result = resultTooLarge
+		return d, nil
+	}
 	j.setVersion(part, st.Session.ID, stampOf(v, rec.Timestamp, w.projects.refOf(st.Project).carried(last.project)))
-	d.state = &kgo.Record{Topic: w.cfg.SessionsTopic, Partition: rec.Partition, Key: rec.Key,
-		Value: rec.Value, Headers: carried(rec), Timestamp: rec.Timestamp}
+	d.state = state
 	w.traceWrite(rec, &st, part, j, d)
 	return d, nil
+}
+
+// stateForms are the forms of the sessions record an update writes: the
+// update's value as it is (already without metadata when its own topic
+// needed that, saying so in a header it carries), then the state without
+// its operations' metadata (outbound.StateForms), for a sessions topic
+// whose limit is below the updates topic's.
+func stateForms(rec *kgo.Record, st *codec.SessionState) []outbound.Form {
+	forms := outbound.StateForms(st)
+	forms[0] = outbound.Form{Raw: rec.Value}
+	return forms
 }
 
 // stale logs a dropped stale update, once per session within an hour (at
@@ -149,7 +172,9 @@ const (
 	staleLogEvery = time.Hour
 )
 
-// event builds the webhook-events record of a webhook's update.
+// event builds the webhook-events record of a webhook's update, in the
+// first of its forms that fits the events topic (outbound.EventForms); nil
+// when none does.
 func (w *Writer) event(ctx context.Context, rec *kgo.Record, st *codec.SessionState, id string) (*kgo.Record, error) {
 	typ := ""
 	if st.WebhookType != nil {
@@ -157,10 +182,10 @@ func (w *Writer) event(ctx context.Context, rec *kgo.Record, st *codec.SessionSt
 	}
 	ev := &codec.WebhookEvent{EventID: id, Type: typ, SessionID: st.Session.ID,
 		ReceivedAt: st.ObservedAt, APIVersion: st.APIVersion, Session: st.Session}
-	val, err := w.cfg.Encoder.Encode(ctx, w.cfg.EventsTopic, ev)
+	r, err := w.sizer.Fit(ctx, w.cfg.Encoder, kgo.Record{Topic: w.cfg.EventsTopic, Partition: rec.Partition, Key: rec.Key,
+		Headers: carried(rec), Timestamp: rec.Timestamp}, outbound.EventForms(ev)...)
 	if err != nil {
-		return nil, fmt.Errorf("encode webhook event: %w", err)
+		return nil, fmt.Errorf("webhook event: %w", err)
 	}
-	return &kgo.Record{Topic: w.cfg.EventsTopic, Partition: rec.Partition, Key: rec.Key, Value: val,
-		Headers: carried(rec), Timestamp: rec.Timestamp}, nil
+	return r, nil
 }

@@ -19,7 +19,7 @@ func newMetrics(reg prometheus.Registerer, x *index) (*metrics, error) {
 	m := &metrics{
 		updates: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "paysession_session_writer_updates_total",
-			Help: "Session updates by result: written (newer), republished (as new, a warning), older (dropped), stale (a session not remembered, updated before the horizon: dropped), unreadable (dropped).",
+			Help: "Session updates by result: written (newer), republished (as new, a warning), older (dropped), stale (a session not remembered, updated before the horizon: dropped), unreadable (dropped), too_large (too large for the sessions topic even without metadata: dropped).",
 		}, []string{"result"}),
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "paysession_session_writer_webhook_events_total",

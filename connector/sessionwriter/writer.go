@@ -14,6 +14,7 @@ import (
 
 	"github.com/paysession/paysession/internal/kafka"
 	"github.com/paysession/paysession/internal/lru"
+	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/retry"
 )
 
@@ -26,6 +27,8 @@ type Writer struct {
 	metrics *metrics
 	index   *index
 	session atomic.Pointer[kgo.GroupTransactSession]
+	caps    outbound.Limits // the running session's batch caps (limits.go; Run goroutine)
+	sizer   *outbound.Sizer // Config.Sizer pinned to caps (Run goroutine)
 	// staleLogged holds the sessions whose stale update was logged lately.
 	staleLogged *lru.Cache[string, struct{}]
 	// projects interns the projects the sessions' states name (known.go).
@@ -48,8 +51,10 @@ func New(cfg Config) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{cfg: cfg, log: cfg.Logger, metrics: m, index: x, pending: map[int32]bool{}, wake: make(chan struct{}, 1),
-		staleLogged: lru.New[string, struct{}](staleLogMax, staleLogEvery)}, nil
+	w := &Writer{cfg: cfg, log: cfg.Logger, metrics: m, index: x, pending: map[int32]bool{}, wake: make(chan struct{}, 1),
+		staleLogged: lru.New[string, struct{}](staleLogMax, staleLogEvery)}
+	w.pinLimits()
+	return w, nil
 }
 
 // Ready is a readiness check: nil once the writer joined its group and took
@@ -91,6 +96,11 @@ func (w *Writer) Run(ctx context.Context) error {
 		if errors.Is(err, kafka.ErrOptions) {
 			return err
 		}
+		if errors.Is(err, errLimitsChanged) {
+			w.log.Info("session writer rebuilding its kafka session", slog.Any("reason", err))
+			rebuilds = -1
+			continue
+		}
 		wait := waits.After(rebuilds)
 		w.log.Warn("session writer rebuilding its kafka session", slog.Any("error", err), slog.Duration("retry_in", wait))
 		select {
@@ -114,9 +124,7 @@ func (w *Writer) newSession() (*kgo.GroupTransactSession, error) {
 		kgo.OnPartitionsRevoked(w.onLoss),
 		kgo.OnPartitionsLost(w.onLoss),
 	)
-	if w.cfg.BatchMaxBytes != nil {
-		opts = append(opts, kgo.ProducerBatchMaxBytesFn(w.cfg.BatchMaxBytes))
-	}
+	opts = append(opts, w.pinLimits())
 	if w.cfg.ClientHooks != nil {
 		opts = append(opts, kgo.WithHooks(w.cfg.ClientHooks()...))
 	}
@@ -158,6 +166,9 @@ func (w *Writer) onLoss(_ context.Context, _ *kgo.Client, lost map[string][]int3
 func (w *Writer) runSession(ctx context.Context, s *kgo.GroupTransactSession) error {
 	var began time.Time // when the last transaction began (monotonic)
 	for {
+		if w.limitsMoved() { // between two transactions: nothing in flight
+			return errLimitsChanged
+		}
 		w.pace(ctx, began)
 		if err := w.takeOverPending(ctx); err != nil {
 			return err
@@ -330,6 +341,7 @@ func (w *Writer) produce(ctx context.Context, s *kgo.GroupTransactSession, recs 
 	pctx, cancel := context.WithTimeout(ctx, w.cfg.TransactionTimeout/2)
 	defer cancel()
 	if r, err := kafka.ProduceAll(pctx, s.Client(), recs); err != nil {
+		w.cfg.Sizer.Refused(err)
 		if r != nil {
 			return fmt.Errorf("produce to %s: %w", r.Topic, err)
 		}

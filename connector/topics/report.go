@@ -1,10 +1,10 @@
 package topics
 
+import "github.com/paysession/paysession/internal/outbound"
+
 // DefaultMaxMessageBytes is the size bound Report.MaxMessageBytes assumes for
-// a topic whose configuration could not be read: franz-go's default batch
-// cap, slightly below Kafka's default max.message.bytes (1048588), so it
-// holds against a broker left at its defaults.
-const DefaultMaxMessageBytes = 1000012
+// a topic whose configuration could not be read (outbound.DefaultMaxMessageBytes).
+const DefaultMaxMessageBytes = outbound.DefaultMaxMessageBytes
 
 // TopicReport is what Verify learned about one topic. The setting fields are
 // the effective values: the topic's override, else the broker's or the
@@ -104,7 +104,4 @@ func (r Report) MaxMessageBytes(topic string) int {
 // so the client accepts the records each topic accepts (its own default of
 // 1,000,012 bytes would refuse a 2 MB record to a 4 MiB topic, and allow one
 // the topic refuses). The value is clamped to the range franz-go allows.
-func (r Report) BatchMaxBytes(topic string) int32 {
-	const lowest, highest = 512, 1 << 30
-	return int32(min(max(r.MaxMessageBytes(topic), lowest), highest))
-}
+func (r Report) BatchMaxBytes(topic string) int32 { return outbound.BatchCaps(r)(topic) }

@@ -24,9 +24,9 @@ func TestSharedProducerRecoversRecreatedTopic(t *testing.T) {
 	seeds := harness.Kafka(t)
 	admin := harness.NewClient(t)
 	topic := harness.Topic(t, admin, 1)
-	p, err := connector.NewProducer(func() (*kgo.Client, error) {
-		return kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.RequiredAcks(kgo.AllISRAcks()))
-	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	p, err := connector.NewProducer(func(caps ...kgo.Opt) (*kgo.Client, error) {
+		return kgo.NewClient(append(caps, kgo.SeedBrokers(seeds...), kgo.RequiredAcks(kgo.AllISRAcks()))...)
+	}, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

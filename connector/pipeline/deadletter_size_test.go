@@ -83,6 +83,30 @@ func TestDeadLetterFitsItsTopic(t *testing.T) {
 	}
 }
 
+// TestDeadLetterTooLargeInEveryForm: a dead-letter topic whose limit is
+// below even a letter without the command's value and headers gets no
+// letter (counted, logged) and the command's result is still written,
+// instead of a record the topic refuses in every transaction that holds it.
+func TestDeadLetterTooLargeInEveryForm(t *testing.T) {
+	p := newTestPipeline(t, &fakeAPI{}, func(c *Config) {
+		c.Encoder = avroEncoder{}
+		c.Sizer = sizerOf(t, topics.Report{Topics: []topics.TopicReport{{Topic: DefaultTopics().DeadLetter, Exists: true,
+			ConfigsKnown: true, MaxMessageBytes: 200}}})
+	})
+	rec := &kgo.Record{Topic: p.cfg.Topics.Commands["capture"], Key: []byte("key-0001"), Value: []byte(`{"session_id":`), Timestamp: testNow}
+	out := p.process(context.Background(), p.polled(rec, "capture", false))
+	recs, err := p.outcomeRecords(context.Background(), out, testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Topic != p.cfg.Topics.Results {
+		for _, r := range recs {
+			t.Logf("%s: %d batch bytes", r.Topic, topics.RecordBatchBytes(r))
+		}
+		t.Fatalf("%d records, want the result alone", len(recs))
+	}
+}
+
 // TestOutcomeKeyOfInvalidKeys: an invalid idempotency key — a card number,
 // or a megabyte of text — is never a result's or dead letter's key.
 func TestOutcomeKeyOfInvalidKeys(t *testing.T) {

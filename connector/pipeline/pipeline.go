@@ -316,6 +316,9 @@ func (p *Pipeline) runSession(ctx context.Context, s *kafka.TxnSession) error {
 			if len(recs) == 0 {
 				continue
 			}
+			if p.limitsMoved() {
+				return errLimitsChanged // nothing started: the next session reads recs again
+			}
 			r = p.start(ctx, recs)
 		}
 		b, ahead, err := p.transact(ctx, s, r)

@@ -187,6 +187,9 @@ func (w *Writer) runSession(ctx context.Context, s *kgo.GroupTransactSession) er
 		if len(recs) == 0 {
 			continue
 		}
+		if w.limitsMoved() {
+			return errLimitsChanged // the next session reads recs again from the committed offsets
+		}
 		if err := w.takeOverPending(ctx); err != nil {
 			return err
 		}

@@ -28,12 +28,16 @@
 // The final outcomes of a batch aborted by a write failure are kept
 // (replay.go), so its redelivered commands are not executed again.
 //
-// Sizes. A dead letter that would not fit the dead-letter topic
-// (Config.Limits, from topics.Verify) withholds the value, then the
-// headers; a retry record (headers only) that would not fit the retry
-// topic gets a final record_too_large result; an invalid key is never an
-// outcome key (codec.OutcomeKeyAt: the record's position). So every record
-// ends as one result, whatever its size.
+// Sizes. Every record is sized by Config.Sizer (outbound.Sizer, the
+// connector's one check of every record against its topic's limit): a
+// result without its error description, a dead letter without the value,
+// then the headers, a session update without its operations' metadata, or
+// not written at all (counted, logged); a retry record (headers only) that
+// would not fit the retry topic gets a final record_too_large result; an
+// invalid key is never an outcome key (codec.OutcomeKeyAt: the record's
+// position). So every record ends as one result, whatever its size, and
+// no record makes the transaction abort. A changed limit rebuilds the
+// Kafka session between two transactions (limits.go).
 //
 // Transactions. One kafka.TxnSession (read_committed, transactional id from
 // configuration) consumes every command topic and the retry topic; it is

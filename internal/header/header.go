@@ -71,9 +71,11 @@ const (
 	// DeadLetterHeaders, among a dead letter's original headers, says they
 	// were withheld ("withheld") because the letter would not fit.
 	DeadLetterHeaders = "paysession-dlq-headers"
-	// Withheld, on a session update (and the state written from it), names
-	// the member left out because the state would not fit its topic's
-	// max.message.bytes: "metadata" (every operation's).
+	// Withheld, on a record the connector writes, names the member left
+	// out because the record would not fit its topic's max.message.bytes:
+	// "metadata" (every operation's) on a session update, the sessions
+	// record written from it or a webhook event; "error_description" on a
+	// command result (outbound.Sizer).
 	Withheld = "paysession-withheld"
 )
 

@@ -26,8 +26,8 @@ import (
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/config"
 	"github.com/paysession/paysession/internal/kafka"
-	"github.com/paysession/paysession/internal/payapi"
 	"github.com/paysession/paysession/internal/outbound"
+	"github.com/paysession/paysession/internal/payapi"
 	"github.com/paysession/paysession/internal/tracing"
 	"github.com/paysession/paysession/internal/tracing/kafkatrace"
 )

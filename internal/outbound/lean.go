@@ -15,23 +15,21 @@ const WithheldMetadata = "metadata"
 // StateForms returns the forms of a session state: whole, then, when an
 // operation has metadata, without any operation's metadata.
 func StateForms(st *codec.SessionState) []Form {
-	forms := []Form{{Value: st}}
-	if lean, ok := withoutMetadata(st.Session); ok {
-		l := *st
-		l.Session = lean
-		forms = append(forms, Form{Value: &l, Withheld: WithheldMetadata})
-	}
-	return forms
+	return metadataForms(st, st.Session, func(s codec.Session) codec.Record { l := *st; l.Session = s; return &l })
 }
 
 // EventForms returns the forms of a webhook event: whole, then, when an
 // operation of its session has metadata, without any operation's metadata.
 func EventForms(ev *codec.WebhookEvent) []Form {
-	forms := []Form{{Value: ev}}
-	if lean, ok := withoutMetadata(ev.Session); ok {
-		l := *ev
-		l.Session = lean
-		forms = append(forms, Form{Value: &l, Withheld: WithheldMetadata})
+	return metadataForms(ev, ev.Session, func(s codec.Session) codec.Record { l := *ev; l.Session = s; return &l })
+}
+
+X
+// the record with made of s without it.
+func metadataForms(whole codec.Record, s codec.Session, with func(codec.Session) codec.Record) []Form {
+	forms := []Form{{Value: whole}}
+	if lean, ok := withoutMetadata(s); ok {
+		forms = append(forms, Form{Value: with(lean), Withheld: WithheldMetadata})
 	}
 	return forms
 }

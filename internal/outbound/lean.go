@@ -24,8 +24,8 @@ func EventForms(ev *codec.WebhookEvent) []Form {
 	return metadataForms(ev, ev.Session, func(s codec.Session) codec.Record { l := *ev; l.Session = s; return &l })
 }
 
-X
-// the record with made of s without it.
+// metadataForms returns whole, then, when its session s has metadata, the
+// record that with makes of s without it.
 func metadataForms(whole codec.Record, s codec.Session, with func(codec.Session) codec.Record) []Form {
 	forms := []Form{{Value: whole}}
 	if lean, ok := withoutMetadata(s); ok {

@@ -19,3 +19,16 @@ func BenchmarkEncodeSingleObject(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEncodeSingleObjectPayout measures the init-payout sample command,
+// the largest command, in the single-object encoding: what a producer (the
+// kit) pays per command.
+func BenchmarkEncodeSingleObjectPayout(b *testing.B) {
+	v := sampleCommands()[KindInitPayout]
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := EncodeSingleObject(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

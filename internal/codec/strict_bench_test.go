@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // benchmarkDecode measures decoding the init-payout sample command, the
@@ -64,6 +65,28 @@ func BenchmarkStrictStringsCheck(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := checkStrictStrings(FormatSingleObject, cmd); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeSingleObjectSessionState measures reading one session
+// state back (session writer rebuild, reconciler, kit consumers).
+func BenchmarkDecodeSingleObjectSessionState(b *testing.B) {
+	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	value, err := EncodeSingleObject(&SessionState{Session: Session{ID: "ps_1", Status: "accepted", CreatedAt: &at,
+		Operations: []Operation{{Kind: OperationPayout, ID: "po_1", Status: "succeeded"}}},
+		Source: SourceWebhook, ObservedAt: at, APIVersion: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dec, _ := NewDecoder(DecoderConfig{})
+	ctx := context.Background()
+	b.SetBytes(int64(len(value)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var st SessionState
+		if err := dec.DecodeRecord(ctx, value, &st); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -71,7 +71,7 @@ var packageTable = []packageRow{
 	{Pkg: "internal/signing", Owns: "RSA-SHA256 sign/verify, PEM key loading (libcrypto variant with `-tags libcrypto`), the gate bounding signatures at once",
 		May: []string{"stdlib", "cgo"}},
 	{Pkg: "internal/codec", Owns: "Avro/JSON encoding of commands and outcomes, registry, single-object encoding, masking",
-		May: []string{"stdlib", "github.com/hamba/avro/v2/...", "github.com/twmb/franz-go/pkg/sr", "schemas", "internal/sensitive", xsync},
+		May: []string{"stdlib", "github.com/twmb/avro", "github.com/twmb/franz-go/pkg/sr", "schemas", "internal/sensitive", xsync},
 		Not: []string{"net/http/..."}},
 	{Pkg: "internal/config", Owns: "environment configuration and its validation (describes; does not build clients)",
 		May: []string{"stdlib", "github.com/sethvargo/go-envconfig", "internal/fields"}},

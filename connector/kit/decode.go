@@ -167,7 +167,7 @@ func ParseJSON(kind CommandKind, data []byte) (Command, error) {
 	if f := codec.DetectFormat(data); f != codec.FormatJSON {
 		return nil, &DecodeError{Format: f, Reason: "not a JSON object"}
 	}
-	cmd, err := jsonDecoder().Decode(context.Background(), kind, data)
+	cmd, err := jsonDecoder().Decode(context.Background(), kind.DefaultTopic(), kind, data)
 	if err != nil {
 		return nil, err
 	}

@@ -10,12 +10,13 @@ import (
 )
 
 // Decoder decodes a command record's value (Confluent, single-object Avro or
-// JSON, by first byte) into a command of the given kind. It returns a
-// *codec.DecodeError for values that can never decode and a
-// *codec.RegistryError for transient registry failures.
+// JSON, by first byte) read from topic into a command of the given kind; a
+// Confluent value's writer schema must be registered under the topic's value
+// subject. It returns a *codec.DecodeError for values that can never decode
+// and a *codec.RegistryError for transient registry failures.
 // It does not validate. *codec.Decoder implements it.
 type Decoder interface {
-	Decode(ctx context.Context, kind codec.CommandKind, value []byte) (codec.Command, error)
+	Decode(ctx context.Context, topic string, kind codec.CommandKind, value []byte) (codec.Command, error)
 }
 
 // callFunc performs a command's API call with the given options (the
@@ -81,7 +82,7 @@ func (p *Pipeline) commandOf(ctx context.Context, in *inbound) (*command, error)
 	if err != nil {
 		return nil, &invalidError{Code: "unknown_kind", Err: err}
 	}
-	c, err := p.cfg.Decoder.Decode(ctx, kind, in.rec.Value) // decode
+	c, err := p.cfg.Decoder.Decode(ctx, in.rec.Topic, kind, in.rec.Value) // decode
 	var re *codec.RegistryError
 	var de *codec.DecodeError
 	switch {

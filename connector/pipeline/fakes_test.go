@@ -99,7 +99,7 @@ type jsonCodec struct {
 	fail int // Encode fails this many times first
 }
 
-func (*jsonCodec) Decode(_ context.Context, kind codec.CommandKind, value []byte) (codec.Command, error) {
+func (*jsonCodec) Decode(_ context.Context, _ string, kind codec.CommandKind, value []byte) (codec.Command, error) {
 	c := kind.New()
 	dec := json.NewDecoder(bytesReader(value))
 	dec.DisallowUnknownFields()

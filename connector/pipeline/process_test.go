@@ -119,7 +119,7 @@ func TestProcessExpiredAfterSendIsIndeterminate(t *testing.T) {
 // registryDown is a decoder whose schema registry always fails.
 type registryDown struct{}
 
-func (registryDown) Decode(context.Context, codec.CommandKind, []byte) (codec.Command, error) {
+func (registryDown) Decode(context.Context, string, codec.CommandKind, []byte) (codec.Command, error) {
 	return nil, &codec.RegistryError{Op: "schema 7", Err: context.DeadlineExceeded}
 }
 

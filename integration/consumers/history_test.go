@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/integration/harness"
@@ -32,7 +31,7 @@ func encodeWith(t *testing.T, text string, rec codec.Record) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := avro.Marshal(s, rec)
+	body, err := s.Encode(rec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestKcatProducesJSONCommand(t *testing.T) {
 	if len(recs[0].Headers) != 1 || recs[0].Headers[0].Key != "producer" {
 		t.Errorf("headers %v", recs[0].Headers)
 	}
-	got, err := dec.Decode(ctx, codec.KindCapture, recs[0].Value)
+	got, err := dec.Decode(ctx, recs[0].Topic, codec.KindCapture, recs[0].Value)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestKcatProducesJSONCommand(t *testing.T) {
 	if err := got.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	_, err = dec.Decode(ctx, codec.KindCapture, recs[1].Value)
+	_, err = dec.Decode(ctx, recs[1].Topic, codec.KindCapture, recs[1].Value)
 	var de *codec.DecodeError
 	if !errors.As(err, &de) || de.Field != "amout" {
 		t.Fatalf("unknown field: %v, want a *DecodeError naming amout", err)

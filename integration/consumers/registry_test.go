@@ -7,12 +7,13 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/hamba/avro/v2"
+	"github.com/twmb/avro"
+	"github.com/twmb/franz-go/pkg/sr"
+
 	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/sensitive"
 	"github.com/paysession/paysession/schemas"
-	"github.com/twmb/franz-go/pkg/sr"
 )
 
 // TestRegistryAcceptsSchemaHistory registers every released version of every schema and then the
@@ -117,7 +118,7 @@ func TestCodecThroughApicurio(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := dec.Decode(ctx, cmd.Kind(), b)
+		got, err := dec.Decode(ctx, prefix+cmd.Kind().DefaultTopic(), cmd.Kind(), b)
 		if err != nil {
 			t.Fatalf("%s: %v", cmd.Kind(), err)
 		}
@@ -147,7 +148,7 @@ func TestCodecThroughApicurio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := dec.Decode(ctx, codec.KindCapture, append([]byte{0, byte(ss.ID >> 24), byte(ss.ID >> 16), byte(ss.ID >> 8), byte(ss.ID)}, body...))
+	got, err := dec.Decode(ctx, prefix+codec.KindCapture.DefaultTopic(), codec.KindCapture, append([]byte{0, byte(ss.ID >> 24), byte(ss.ID >> 16), byte(ss.ID >> 8), byte(ss.ID)}, body...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,4 +188,4 @@ func fieldOf(rec map[string]any, name string) map[string]any {
 }
 
 // marshal encodes v with schema s (plain Avro binary) the way another producer would.
-func marshal(s avro.Schema, v any) ([]byte, error) { return avro.Marshal(s, v) }
+func marshal(s *avro.Schema, v any) ([]byte, error) { return s.Encode(v) }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/pipeline"
@@ -136,5 +135,6 @@ func decodeOutcome(b []byte, v codec.Record) error {
 	if err != nil {
 		return err
 	}
-	return avro.Unmarshal(s, b[10:], v)
+	_, err = s.Decode(b[10:], v)
+	return err
 }

@@ -1,16 +1,18 @@
 package codec
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
-	"github.com/hamba/avro/v2"
+	"github.com/twmb/avro"
 )
 
 // CompatibilityError says that data written with one schema cannot be read
 // with another, naming the first field where they part.
 type CompatibilityError struct {
-	Field  string // dotted path in the reader schema; "" for the top level
-	Reason string // hamba/avro's explanation
+	Field  string // dotted path in the reader schema ("[]" an array's items, "{}" a map's values); "" for the top level
+	Reason string // the Avro library's explanation
 }
 
 func (e *CompatibilityError) Error() string {
@@ -24,90 +26,33 @@ func (e *CompatibilityError) Error() string {
 // reader (Avro schema resolution). The error is a *CompatibilityError naming
 // the field. Backward compatibility of a new schema is
 // CheckCompatible(new, old); forward compatibility is CheckCompatible(old, new).
-func CheckCompatible(reader, writer avro.Schema) error {
-	err := avro.NewSchemaCompatibility().Compatible(reader, writer)
-	if err == nil {
-		return nil
-	}
-	field, reason := locate(reader, writer, "")
-	if reason == "" {
-		reason = err.Error()
-	}
-	return &CompatibilityError{Field: field, Reason: reason}
+func CheckCompatible(reader, writer *avro.Schema) error {
+	return compatibilityError(avro.CheckCompatibility(writer, reader))
 }
 
-// locate descends through records, arrays, maps and nullable unions to the
-// deepest field whose reader and writer schemas are incompatible.
-func locate(reader, writer avro.Schema, path string) (string, string) {
-	reader, writer = deref(reader), deref(writer)
-	switch r := reader.(type) {
-	case *avro.RecordSchema:
-		w, ok := writer.(*avro.RecordSchema)
-		if !ok {
-			return path, ""
-		}
-		return locateFields(r, w, path)
-	case *avro.ArraySchema:
-		if w, ok := writer.(*avro.ArraySchema); ok {
-			return locate(r.Items(), w.Items(), path+"[]")
-		}
-	case *avro.MapSchema:
-		if w, ok := writer.(*avro.MapSchema); ok {
-			return locate(r.Values(), w.Values(), path+"{}")
-		}
-	case *avro.UnionSchema:
-		if w, ok := writer.(*avro.UnionSchema); ok && len(r.Types()) == len(w.Types()) {
-			for i := range r.Types() {
-				if avro.NewSchemaCompatibility().Compatible(r.Types()[i], w.Types()[i]) != nil {
-					return locate(r.Types()[i], w.Types()[i], path)
-				}
+// compatibilityError converts the Avro library's incompatibility (its path
+// spells an array's items ".items" and a map's values ".values", the top
+// level "(root)") into a *CompatibilityError; other errors pass as they are.
+func compatibilityError(err error) error {
+	var ae *avro.CompatibilityError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	path := ""
+	if ae.Path != "(root)" {
+		for i, seg := range strings.Split(ae.Path, ".") {
+			switch {
+			case seg == "items" && (i > 0 || ae.Path[0] == '.'):
+				path += "[]"
+			case seg == "values" && (i > 0 || ae.Path[0] == '.'):
+				path += "{}"
+			case seg == "":
+			case path == "":
+				path = seg
+			default:
+				path += "." + seg
 			}
 		}
 	}
-	return path, ""
-}
-
-func locateFields(r, w *avro.RecordSchema, path string) (string, string) {
-	for _, rf := range r.Fields() {
-		fp := join(path, rf.Name())
-		wf := writerField(w, rf)
-		if wf == nil {
-			if !rf.HasDefault() {
-				return fp, "field is missing in the writer schema and has no default"
-			}
-			continue
-		}
-		if err := avro.NewSchemaCompatibility().Compatible(rf.Type(), wf.Type()); err != nil {
-			p, reason := locate(rf.Type(), wf.Type(), fp)
-			if reason == "" {
-				reason = err.Error()
-			}
-			return p, reason
-		}
-	}
-	return path, ""
-}
-
-func writerField(w *avro.RecordSchema, rf *avro.Field) *avro.Field {
-	for _, wf := range w.Fields() {
-		if wf.Name() == rf.Name() {
-			return wf
-		}
-		for _, a := range rf.Aliases() {
-			if wf.Name() == a {
-				return wf
-			}
-		}
-	}
-	return nil
-}
-
-func deref(s avro.Schema) avro.Schema {
-	for {
-		ref, ok := s.(*avro.RefSchema)
-		if !ok {
-			return s
-		}
-		s = ref.Schema()
-	}
+	return &CompatibilityError{Field: path, Reason: fmt.Sprintf("%s (reader %s, writer %s)", ae.Detail, ae.ReaderType, ae.WriterType)}
 }

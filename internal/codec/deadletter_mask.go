@@ -10,8 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hamba/avro/v2"
-	"github.com/hamba/avro/v2/soe"
+	"github.com/twmb/avro"
 
 	"github.com/paysession/paysession/internal/sensitive"
 )
@@ -36,14 +35,10 @@ const (
 // maskedSecret replaces a security code wherever one is found.
 const maskedSecret = "***"
 
-// maskAPI decodes Avro into maps (named union members as single-key maps),
-// with the same allocation bounds as api; it re-encodes them byte for byte.
-var maskAPI = avro.Config{
-	TagKey:                 "avro",
-	DisableBlockSizeHeader: true,
-	MaxByteSliceSize:       4 << 20,
-	MaxSliceAllocSize:      1 << 16,
-}.Freeze()
+// maskOpts decode Avro into maps and keep each union value under its
+// branch name ({"string": "x"}, {"io.paysession.v1.Card": {...}}), so that
+// the masked tree encodes again with the same branches, byte for byte.
+var maskOpts = []avro.Opt{avro.TaggedUnions()}
 
 // ProtectValue returns a copy of a command value that is safe to keep on the
 // dead-letter topic. In every string and number, card numbers keep bin and
@@ -82,8 +77,8 @@ func ProtectValue(value []byte) ([]byte, ValueProtection) {
 	return (*Decoder)(nil).ProtectValue(context.Background(), value)
 }
 
-func singleObjectWriter(value []byte) avro.Schema {
-	if len(value) < 10 || !bytes.Equal(value[:2], soe.Magic) {
+func singleObjectWriter(value []byte) *avro.Schema {
+	if len(value) < 10 || !bytes.Equal(value[:2], soeMagic) {
 		return nil
 	}
 	p, err := loadSchemas()
@@ -100,7 +95,7 @@ func singleObjectWriter(value []byte) avro.Schema {
 	return nil
 }
 
-func (d *Decoder) confluentWriter(ctx context.Context, value []byte) avro.Schema {
+func (d *Decoder) confluentWriter(ctx context.Context, value []byte) *avro.Schema {
 	if d == nil || d.registry == nil || len(value) < 5 {
 		return nil
 	}
@@ -112,23 +107,25 @@ func (d *Decoder) confluentWriter(ctx context.Context, value []byte) avro.Schema
 }
 
 // protectAvro masks an Avro value whose header is hdr bytes long.
-func protectAvro(value []byte, hdr int, writer avro.Schema) ([]byte, ValueProtection) {
+func protectAvro(value []byte, hdr int, writer *avro.Schema) ([]byte, ValueProtection) {
 	if writer == nil {
 		return nil, ValueWithheld
 	}
 	var tree any
-	if err := maskAPI.Unmarshal(writer, value[hdr:], &tree); err != nil {
+	if _, err := writer.Decode(value[hdr:], &tree, maskOpts...); err != nil {
 		return nil, ValueWithheld
+	}
+	if checkBooleans(FormatUnknown, writer, value[hdr:]) != nil {
+		return nil, ValueWithheld // re-encoding would change what the value says
 	}
 	masked, ok := maskAvroTree(tree, false)
 	if !ok {
 		return nil, ValueWithheld
 	}
-	body, err := maskAPI.Marshal(writer, masked)
+	out, err := writer.AppendEncode(append(make([]byte, 0, len(value)), value[:hdr]...), masked, maskOpts...)
 	if err != nil {
 		return nil, ValueWithheld
 	}
-	out := append(append(make([]byte, 0, hdr+len(body)), value[:hdr]...), body...)
 	if bytes.Equal(out, value) {
 		return value, ValueOriginal
 	}

@@ -10,17 +10,19 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/hamba/avro/v2"
-	"github.com/paysession/paysession/schemas"
+	"github.com/twmb/avro"
 	"github.com/twmb/franz-go/pkg/sr"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/paysession/paysession/schemas"
 )
 
 // DecoderConfig configures a Decoder.
 type DecoderConfig struct {
 	// Registry is the schema registry client used to fetch the writer schema
-	// of Confluent wire-format values. Optional: without it such values are
-	// rejected with a *DecodeError.
+	// of Confluent wire-format values, and the subjects it is registered
+	// under. Optional: without it such values are rejected with a
+	// *DecodeError.
 	Registry *sr.Client
 	// Logger receives one line per writer schema fetched. Optional.
 	Logger *slog.Logger
@@ -38,11 +40,18 @@ type Decoder struct {
 	log      *slog.Logger
 
 	mu       sync.Mutex
-	writers  map[int]avro.Schema         // registry id -> writer schema
-	resolved map[resolveKey]avro.Schema  // (writer, reader) -> resolved schema
+	writers  map[int]*avro.Schema        // registry id -> writer schema
+	usages   map[usageKey]*DecodeError   // (id, subject) -> nil when registered there, else why not
+	resolved map[resolveKey]*avro.Schema // (writer, reader) -> resolved schema
 	failures map[resolveKey]*DecodeError // incompatible pairs, remembered
-	fetching singleflight.Group          // one registry fetch per id at a time
+	fetching singleflight.Group          // one registry request per question at a time
 	_        struct{}
+}
+
+// usageKey asks whether schema id is registered under subject.
+type usageKey struct {
+	id      int
+	subject string
 }
 
 type resolveKey struct {
@@ -65,8 +74,9 @@ func NewDecoder(cfg DecoderConfig) (*Decoder, error) {
 	return &Decoder{
 		registry: cfg.Registry,
 		log:      log,
-		writers:  map[int]avro.Schema{},
-		resolved: map[resolveKey]avro.Schema{},
+		writers:  map[int]*avro.Schema{},
+		usages:   map[usageKey]*DecodeError{},
+		resolved: map[resolveKey]*avro.Schema{},
 		failures: map[resolveKey]*DecodeError{},
 	}, nil
 }
@@ -86,20 +96,33 @@ func DetectFormat(value []byte) Format {
 	return FormatUnknown
 }
 
-// Decode decodes a command value of the given kind. Errors are *DecodeError
-// (final: dead-letter the record) or *RegistryError (transient: retry later).
-// Decode does not validate: call Command.Validate.
-func (d *Decoder) Decode(ctx context.Context, kind CommandKind, value []byte) (Command, error) {
+// Decode decodes a command value of the given kind read from topic. Errors
+// are *DecodeError (final: dead-letter the record) or *RegistryError
+// (transient: retry later). A Confluent wire-format value is decoded only
+// with a writer schema registered under the topic's value subject
+// (Subject(topic)); topic is not used for the other formats. Decode does not
+// validate: call Command.Validate.
+func (d *Decoder) Decode(ctx context.Context, topic string, kind CommandKind, value []byte) (Command, error) {
 	cmd := kind.New()
 	if cmd == nil {
 		return nil, &DecodeError{Format: FormatUnknown, Reason: fmt.Sprintf("unknown command kind %q", kind)}
 	}
 	var err error
-	if f := DetectFormat(value); f == FormatJSON {
+	f := DetectFormat(value)
+	switch f {
+	case FormatJSON:
 		err = decodeJSON(value, cmd)
-	} else if err = d.DecodeRecord(ctx, value, cmd); err == nil {
-		// Avro strings are bytes to hamba/avro: hold them to the rules
-		// of strict JSON (valid UTF-8, strict metadata documents).
+	case FormatConfluent:
+		if topic == "" {
+			return nil, &DecodeError{Format: f, Reason: "Confluent wire format but no topic to check the writer schema's subject against"}
+		}
+		err = d.decodeConfluent(ctx, Subject(topic), cmd.SchemaName(), value, cmd)
+	default:
+		err = d.DecodeRecord(ctx, value, cmd)
+	}
+	if err == nil && f != FormatJSON {
+		// Avro strings are bytes on the wire: hold them to the rules of
+		// strict JSON (valid UTF-8, strict metadata documents).
 		err = checkStrictStrings(f, cmd)
 	}
 	if err != nil {
@@ -112,11 +135,13 @@ func (d *Decoder) Decode(ctx context.Context, kind CommandKind, value []byte) (C
 // encoding) into v, a pointer to any command or outcome type of this
 // package: the way to read the connector's own outcome topics back (redrive,
 // reconciler, tests). Writer schemas other than v's current one are resolved
-// against it. Errors are *DecodeError or *RegistryError.
+// against it. Any writer schema of the registry is used, whatever its
+// subject (these are the connector's own topics; commands go through
+// Decode). Errors are *DecodeError or *RegistryError.
 func (d *Decoder) DecodeRecord(ctx context.Context, value []byte, v Record) error {
 	switch f := DetectFormat(value); f {
 	case FormatConfluent:
-		return d.decodeConfluent(ctx, v.SchemaName(), value, v)
+		return d.decodeConfluent(ctx, "", v.SchemaName(), value, v)
 	case FormatSingleObject:
 		return decodeSingleObject(v.SchemaName(), value, v)
 	case FormatJSON:
@@ -133,7 +158,10 @@ func unknownFormatReason(value []byte) string {
 	return fmt.Sprintf("unknown value format: first byte 0x%02x (want 0x00 Confluent, 0xC3 0x01 single-object, or '{' JSON)", value[0])
 }
 
-func (d *Decoder) decodeConfluent(ctx context.Context, name schemas.Name, value []byte, v Record) error {
+// decodeConfluent decodes a Confluent wire-format value into v, of schema
+// name. A non-empty subject requires the writer schema to be registered
+// under it.
+func (d *Decoder) decodeConfluent(ctx context.Context, subject string, name schemas.Name, value []byte, v Record) error {
 	if len(value) < 5 {
 		return &DecodeError{Format: FormatConfluent, Reason: "value shorter than the 5-byte header"}
 	}
@@ -145,17 +173,22 @@ func (d *Decoder) decodeConfluent(ctx context.Context, name schemas.Name, value 
 	if err != nil {
 		return err
 	}
+	if subject != "" {
+		if err := d.registeredUnder(ctx, id, subject); err != nil {
+			return err
+		}
+	}
 	reader, derr := resolvedReader(d, name, writer, FormatConfluent)
 	if derr != nil {
 		return derr
 	}
-	return unmarshal(FormatConfluent, reader, value[5:], v)
+	return unmarshal(FormatConfluent, writer, reader, value[5:], v)
 }
 
 // writerSchema returns the schema registered under id, fetching it once:
 // concurrent callers share one registry request, and a fetched schema is
 // kept; a failed fetch is not, so a later call asks again.
-func (d *Decoder) writerSchema(ctx context.Context, id int) (avro.Schema, error) {
+func (d *Decoder) writerSchema(ctx context.Context, id int) (*avro.Schema, error) {
 	d.mu.Lock()
 	s, ok := d.writers[id]
 	d.mu.Unlock()
@@ -174,10 +207,10 @@ func (d *Decoder) writerSchema(ctx context.Context, id int) (avro.Schema, error)
 	if err != nil {
 		return nil, err
 	}
-	return v.(avro.Schema), nil
+	return v.(*avro.Schema), nil
 }
 
-func (d *Decoder) fetchWriter(ctx context.Context, id int) (avro.Schema, error) {
+func (d *Decoder) fetchWriter(ctx context.Context, id int) (*avro.Schema, error) {
 	sch, err := d.registry.SchemaByID(ctx, id)
 	if err != nil {
 		var re *sr.ResponseError
@@ -200,17 +233,18 @@ func (d *Decoder) fetchWriter(ctx context.Context, id int) (avro.Schema, error) 
 	return s, nil
 }
 
-func schemaFullName(s avro.Schema) string {
-	if n, ok := s.(avro.NamedSchema); ok {
-		return n.FullName()
+func schemaFullName(s *avro.Schema) string {
+	n := s.Root()
+	if n.Name != "" {
+		return fullName(n)
 	}
-	return string(s.Type())
+	return n.Type
 }
 
 // resolvedReader returns the schema to decode data written with writer into
 // the Go type of schema name: our schema itself when writer is it, else the
 // resolution of the two, cached. d nil means the package-wide cache.
-func resolvedReader(d *Decoder, name schemas.Name, writer avro.Schema, f Format) (avro.Schema, *DecodeError) {
+func resolvedReader(d *Decoder, name schemas.Name, writer *avro.Schema, f Format) (*avro.Schema, *DecodeError) {
 	reader, err := Schema(name)
 	if err != nil {
 		return nil, &DecodeError{Format: f, Reason: err.Error()}
@@ -230,11 +264,11 @@ func resolvedReader(d *Decoder, name schemas.Name, writer avro.Schema, f Format)
 	if e, ok := d.failures[key]; ok {
 		return nil, &DecodeError{Format: f, Field: e.Field, Reason: e.Reason}
 	}
-	s, err := avro.NewSchemaCompatibility().Resolve(reader, writer)
+	s, err := avro.Resolve(writer, reader)
 	if err != nil {
 		e := &DecodeError{Format: f, Reason: fmt.Sprintf("writer schema %s is not compatible with %s: %v", schemaFullName(writer), name, err)}
 		var ce *CompatibilityError
-		if errors.As(CheckCompatible(reader, writer), &ce) {
+		if errors.As(compatibilityError(err), &ce) {
 			e.Field = ce.Field
 			e.Reason = fmt.Sprintf("writer schema %s is not compatible with %s: %s", schemaFullName(writer), name, ce.Reason)
 		}
@@ -246,12 +280,15 @@ func resolvedReader(d *Decoder, name schemas.Name, writer avro.Schema, f Format)
 }
 
 // defaultResolver caches resolutions of historical single-object schemas.
-var defaultResolver = &Decoder{resolved: map[resolveKey]avro.Schema{}, failures: map[resolveKey]*DecodeError{}}
+var defaultResolver = &Decoder{resolved: map[resolveKey]*avro.Schema{}, failures: map[resolveKey]*DecodeError{}}
 
-func unmarshal(f Format, schema avro.Schema, data []byte, v any) error {
-	if err := api.Unmarshal(schema, data, v); err != nil {
-		field, reason := avroError(v, err.Error())
+// unmarshal decodes data, written with writer, into v with schema (writer
+// itself or its resolution against v's schema); bytes after the record are
+// ignored.
+func unmarshal(f Format, writer, schema *avro.Schema, data []byte, v any) error {
+	if _, err := schema.Decode(data, v); err != nil {
+		field, reason := avroError(err)
 		return &DecodeError{Format: f, Field: field, Reason: "malformed Avro data: " + scrub(reason)}
 	}
-	return nil
+	return checkBooleans(f, writer, data)
 }

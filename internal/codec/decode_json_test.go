@@ -17,7 +17,7 @@ func TestDecodeJSONRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := d.Decode(context.Background(), kind, b)
+			got, err := d.Decode(context.Background(), kind.DefaultTopic(), kind, b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +55,7 @@ func TestDecodeJSONErrors(t *testing.T) {
 	d, _ := NewDecoder(DecoderConfig{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := d.Decode(context.Background(), tt.kind, []byte(tt.value))
+			_, err := d.Decode(context.Background(), tt.kind.DefaultTopic(), tt.kind, []byte(tt.value))
 			var de *DecodeError
 			if !errors.As(err, &de) {
 				t.Fatalf("error %v (%T), want *DecodeError", err, err)
@@ -81,7 +81,7 @@ func TestDecodeJSONSensitiveAndMetadata(t *testing.T) {
 	d, _ := NewDecoder(DecoderConfig{})
 	value := `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":"4111111111111111","expiration_month":"01","expiration_year":"30","security_code":"999"}}},
 	  "amount":100,"currency":"rub","metadata":{"order": [1, 2]}}`
-	cmd, err := d.Decode(context.Background(), KindInitPayout, []byte(value))
+	cmd, err := d.Decode(context.Background(), KindInitPayout.DefaultTopic(), KindInitPayout, []byte(value))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paysession/paysession/schemas"
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
+
+	"github.com/paysession/paysession/schemas"
 )
 
 func newFakeRegistry(t *testing.T) (*srfake.Registry, *sr.Client) {
@@ -43,7 +44,7 @@ func TestConfluentRoundTrip(t *testing.T) {
 		if DetectFormat(b) != FormatConfluent {
 			t.Fatalf("%s: format %s", kind, DetectFormat(b))
 		}
-		got, err := dec.Decode(ctx, kind, b)
+		got, err := dec.Decode(ctx, kind.DefaultTopic(), kind, b)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -94,7 +95,7 @@ func TestConfluentWriterSchemaResolution(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := api.Marshal(s, v)
+		b, err := s.Encode(v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +104,7 @@ func TestConfluentWriterSchemaResolution(t *testing.T) {
 	}
 	amount, cur := int64(5), "rub"
 
-	got, err := dec.Decode(ctx, KindCapture, write(register("a-value", captureV2Schema), captureV2Schema,
+	got, err := dec.Decode(ctx, "a", KindCapture, write(register("a-value", captureV2Schema), captureV2Schema,
 		captureV2{SessionID: "ps_1", Amount: &amount, Currency: &cur, Reason: "late"}))
 	if err != nil {
 		t.Fatalf("newer writer: %v", err)
@@ -112,7 +113,7 @@ func TestConfluentWriterSchemaResolution(t *testing.T) {
 		t.Fatalf("newer writer: got %#v", got)
 	}
 
-	got, err = dec.Decode(ctx, KindCapture, write(register("b-value", captureOldSchema), captureOldSchema, captureOld{SessionID: "ps_2"}))
+	got, err = dec.Decode(ctx, "b", KindCapture, write(register("b-value", captureOldSchema), captureOldSchema, captureOld{SessionID: "ps_2"}))
 	if err != nil {
 		t.Fatalf("older writer: %v", err)
 	}
@@ -120,7 +121,7 @@ func TestConfluentWriterSchemaResolution(t *testing.T) {
 		t.Fatalf("older writer: got %#v", got)
 	}
 
-	_, err = dec.Decode(ctx, KindCapture, write(register("c-value", captureBadSchema), captureBadSchema, struct {
+	_, err = dec.Decode(ctx, "c", KindCapture, write(register("c-value", captureBadSchema), captureBadSchema, struct {
 		SessionID int64 `avro:"session_id"`
 	}{7}))
 	var de *DecodeError
@@ -136,19 +137,19 @@ func TestConfluentErrors(t *testing.T) {
 
 	dec, _ := NewDecoder(DecoderConfig{Registry: cl})
 	var de *DecodeError
-	if _, err := dec.Decode(ctx, KindConfirm, value); !errors.As(err, &de) || !strings.Contains(err.Error(), "12345 not found") {
+	if _, err := dec.Decode(ctx, KindConfirm.DefaultTopic(), KindConfirm, value); !errors.As(err, &de) || !strings.Contains(err.Error(), "12345 not found") {
 		t.Errorf("unknown id: %v", err)
 	}
-	if _, err := dec.Decode(ctx, KindConfirm, []byte{0, 1}); !errors.As(err, &de) {
+	if _, err := dec.Decode(ctx, KindConfirm.DefaultTopic(), KindConfirm, []byte{0, 1}); !errors.As(err, &de) {
 		t.Errorf("short: %v", err)
 	}
 	noReg, _ := NewDecoder(DecoderConfig{})
-	if _, err := noReg.Decode(ctx, KindConfirm, value); !errors.As(err, &de) || !strings.Contains(err.Error(), "no schema registry") {
+	if _, err := noReg.Decode(ctx, KindConfirm.DefaultTopic(), KindConfirm, value); !errors.As(err, &de) || !strings.Contains(err.Error(), "no schema registry") {
 		t.Errorf("no registry: %v", err)
 	}
 	reg.Close()
 	var re *RegistryError
-	if _, err := dec.Decode(ctx, KindConfirm, []byte{0, 0, 0, 0, 9, 2, 'x'}); !errors.As(err, &re) {
+	if _, err := dec.Decode(ctx, KindConfirm.DefaultTopic(), KindConfirm, []byte{0, 0, 0, 0, 9, 2, 'x'}); !errors.As(err, &re) {
 		t.Errorf("registry down: %v (%T), want *RegistryError", err, err)
 	}
 	enc, _ := NewEncoder(EncoderConfig{Registry: cl})
@@ -176,7 +177,7 @@ func TestSingleObjectErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := dec.Decode(ctx, tt.kind, tt.value)
+			_, err := dec.Decode(ctx, tt.kind.DefaultTopic(), tt.kind, tt.value)
 			var de *DecodeError
 			if !errors.As(err, &de) || !strings.Contains(err.Error(), tt.wantIn) {
 				t.Fatalf("got %v, want *DecodeError containing %q", err, tt.wantIn)
@@ -223,7 +224,7 @@ func TestDecodeRecordOutcomes(t *testing.T) {
 func TestAvroErrorsNameTheField(t *testing.T) {
 	b, _ := EncodeSingleObject(sampleCommands()[KindInitPayout])
 	dec, _ := NewDecoder(DecoderConfig{})
-	_, err := dec.Decode(context.Background(), KindInitPayout, b[:30])
+	_, err := dec.Decode(context.Background(), KindInitPayout.DefaultTopic(), KindInitPayout, b[:30])
 	var de *DecodeError
 	if !errors.As(err, &de) || !strings.HasPrefix(de.Field, "instrument.bank_account.ru.") {
 		t.Fatalf("truncated record: %v (field %q), want a field under instrument.bank_account.ru", err, de.Field)
@@ -245,7 +246,7 @@ func TestConfluentConcurrentFirstFetch(t *testing.T) {
 	errs := make(chan error, 16)
 	for range 16 {
 		go func() {
-			_, err := dec.Decode(ctx, KindConfirm, b)
+			_, err := dec.Decode(ctx, KindConfirm.DefaultTopic(), KindConfirm, b)
 			errs <- err
 		}()
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/hamba/avro/v2/soe"
 	"github.com/paysession/paysession/schemas"
 )
 
@@ -18,7 +17,7 @@ func DecodeSingleObject(value []byte, v Record) error {
 // decodeSingleObject decodes an Avro single-object encoded value whose
 // fingerprint is our current schema name or one of its released versions.
 func decodeSingleObject(name schemas.Name, value []byte, v Record) error {
-	if len(value) < 10 || !bytes.Equal(value[:2], soe.Magic) {
+	if len(value) < 10 || !bytes.Equal(value[:2], soeMagic) {
 		return &DecodeError{Format: FormatSingleObject, Reason: "value shorter than the 10-byte single-object header"}
 	}
 	var fp [8]byte
@@ -35,5 +34,5 @@ func decodeSingleObject(name schemas.Name, value []byte, v Record) error {
 	if derr != nil {
 		return derr
 	}
-	return unmarshal(FormatSingleObject, reader, value[10:], v)
+	return unmarshal(FormatSingleObject, writer, reader, value[10:], v)
 }

@@ -8,9 +8,9 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/hamba/avro/v2/soe"
-	"github.com/paysession/paysession/schemas"
 	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/paysession/paysession/schemas"
 )
 
 // EncoderConfig configures an Encoder.
@@ -116,7 +116,7 @@ func EncodeSingleObject(v Record) ([]byte, error) {
 		return nil, err
 	}
 	fp := fingerprint(s)
-	out := append(append(make([]byte, 0, 64), soe.Magic...), fp[:]...)
+	out := append(append(make([]byte, 0, 64), soeMagic...), fp[:]...)
 	out, err = appendAvro(out, v)
 	if err != nil {
 		return nil, err
@@ -140,11 +140,11 @@ func appendAvro(out []byte, v Record) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := api.Marshal(s, v)
+	out, err = s.AppendEncode(out, v)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %s", v.SchemaName(), scrub(err.Error()))
 	}
-	return append(out, b...), nil
+	return out, nil
 }
 
 func (e *Encoder) schemaID(ctx context.Context, topic string, n schemas.Name) (int, error) {

@@ -63,7 +63,7 @@ func TestSingleObjectAcceptsHambaFingerprint(t *testing.T) {
 	fp := hambaFingerprint(MustSchema(schemas.Confirm))
 	copy(b[2:10], fp[:])
 	dec, _ := NewDecoder(DecoderConfig{})
-	if _, err := dec.Decode(t.Context(), KindConfirm, b); err != nil {
+	if _, err := dec.Decode(t.Context(), KindConfirm.DefaultTopic(), KindConfirm, b); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -41,7 +41,7 @@ func FuzzDecodeCommandJSON(f *testing.F) {
 		if DetectFormat(value) != FormatJSON {
 			return
 		}
-		cmd, err := dec.Decode(context.Background(), kind, value)
+		cmd, err := dec.Decode(context.Background(), kind.DefaultTopic(), kind, value)
 		if err != nil {
 			checkDecodeError(t, err)
 			return
@@ -54,7 +54,7 @@ func FuzzDecodeCommandJSON(f *testing.F) {
 		if err != nil {
 			return // e.g. metadata that is not one JSON document cannot come from JSON; nothing to compare
 		}
-		cmd2, err := dec.Decode(context.Background(), kind, again)
+		cmd2, err := dec.Decode(context.Background(), kind.DefaultTopic(), kind, again)
 		if err != nil {
 			t.Fatalf("re-decoding our own JSON: %v", err)
 		}
@@ -74,7 +74,7 @@ func FuzzDecodeCommandAvro(f *testing.F) {
 		kind := Kinds()[int(k)%len(Kinds())]
 		hdr, _ := EncodeSingleObject(kind.New()) // header of the kind's schema
 		value := append(hdr[:10:10], body...)
-		cmd, err := dec.Decode(context.Background(), kind, value)
+		cmd, err := dec.Decode(context.Background(), kind.DefaultTopic(), kind, value)
 		if err != nil {
 			checkDecodeError(t, err)
 			return
@@ -87,7 +87,7 @@ func FuzzDecodeCommandAvro(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encoding a decoded command: %v", err)
 		}
-		cmd2, err := dec.Decode(context.Background(), kind, again)
+		cmd2, err := dec.Decode(context.Background(), kind.DefaultTopic(), kind, again)
 		if err != nil {
 			t.Fatalf("re-decoding: %v", err)
 		}

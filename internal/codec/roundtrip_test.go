@@ -58,7 +58,7 @@ func TestCommandRoundTripSingleObject(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := d.Decode(context.Background(), kind, b)
+			got, err := d.Decode(context.Background(), kind.DefaultTopic(), kind, b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +89,7 @@ func TestOutcomeRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := reflect.New(reflect.TypeOf(v).Elem()).Interface()
-			if err := api.Unmarshal(MustSchema(v.SchemaName()), b, got); err != nil {
+			if _, err := MustSchema(v.SchemaName()).Decode(b, got); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, v) {

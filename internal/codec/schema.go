@@ -4,33 +4,30 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/hamba/avro/v2"
-	"github.com/hamba/avro/v2/soe"
+	"github.com/twmb/avro"
+
 	"github.com/paysession/paysession/schemas"
 )
 
-// api is the hamba configuration of every encode and decode: bounded
-// allocations so that a hostile record cannot exhaust memory, and arrays
-// without the optional block byte size, which every Avro library reads.
-var api = avro.Config{
-	TagKey:                 "avro",
-	DisableBlockSizeHeader: true,
-	MaxByteSliceSize:       4 << 20,
-	MaxSliceAllocSize:      1 << 16,
-	UnionResolutionError:   true,
-}.Freeze()
+// soeMagic is the two-byte marker of the Avro single-object encoding.
+var soeMagic = []byte{0xC3, 0x01}
+
+// Every decode of the codec is bounded by the size of its input: the Avro
+// library refuses a block count, a string, bytes or map length that the
+// remaining bytes cannot hold (and caps arrays of zero-byte items), so a
+// record of n bytes costs O(n) time and memory whatever its writer schema.
 
 type parsedSchemas struct {
-	current map[schemas.Name]avro.Schema
+	current map[schemas.Name]*avro.Schema
 	// byFingerprint maps a schema's CRC-64-AVRO fingerprint to the schema,
 	// for the current and every released version.
-	byFingerprint map[schemas.Name]map[[8]byte]avro.Schema
+	byFingerprint map[schemas.Name]map[[8]byte]*avro.Schema
 }
 
 var loadSchemas = sync.OnceValues(func() (*parsedSchemas, error) {
 	p := &parsedSchemas{
-		current:       map[schemas.Name]avro.Schema{},
-		byFingerprint: map[schemas.Name]map[[8]byte]avro.Schema{},
+		current:       map[schemas.Name]*avro.Schema{},
+		byFingerprint: map[schemas.Name]map[[8]byte]*avro.Schema{},
 	}
 	for _, n := range schemas.All() {
 		if err := p.load(n); err != nil {
@@ -50,7 +47,7 @@ func (p *parsedSchemas) load(n schemas.Name) error {
 		return fmt.Errorf("schema %s: %w", n, err)
 	}
 	p.current[n] = s
-	p.byFingerprint[n] = map[[8]byte]avro.Schema{fingerprint(s): s, hambaFingerprint(s): s}
+	p.byFingerprint[n] = map[[8]byte]*avro.Schema{fingerprint(s): s, hambaFingerprint(s): s}
 	versions, err := schemas.History(n)
 	if err != nil {
 		return err
@@ -69,14 +66,14 @@ func (p *parsedSchemas) load(n schemas.Name) error {
 	return nil
 }
 
-// ParseSchema parses an Avro schema in isolation (its own name cache), so
+// ParseSchema parses an Avro schema in isolation (its own named types), so
 // that two versions of the same named types never mix.
-func ParseSchema(text string) (avro.Schema, error) {
-	return avro.ParseWithCache(text, "", &avro.SchemaCache{})
+func ParseSchema(text string) (*avro.Schema, error) {
+	return avro.Parse(text)
 }
 
 // Schema returns the parsed current schema of n.
-func Schema(n schemas.Name) (avro.Schema, error) {
+func Schema(n schemas.Name) (*avro.Schema, error) {
 	p, err := loadSchemas()
 	if err != nil {
 		return nil, err
@@ -89,7 +86,7 @@ func Schema(n schemas.Name) (avro.Schema, error) {
 }
 
 // MustSchema is Schema for names known at compile time; it panics on error.
-func MustSchema(n schemas.Name) avro.Schema {
+func MustSchema(n schemas.Name) *avro.Schema {
 	s, err := Schema(n)
 	if err != nil {
 		panic(err)
@@ -97,30 +94,17 @@ func MustSchema(n schemas.Name) avro.Schema {
 	return s
 }
 
-// fingerprints caches fingerprint per schema value: computing the canonical
-// form costs more than encoding a record, and the codec asks for it on every
-// Encode and on every decode that resolves a writer schema.
-var fingerprints sync.Map // avro.Schema -> [8]byte
+// fingerprints caches fingerprint per schema value: computing it costs more
+// than encoding a record, and the codec asks for it on every Encode and on
+// every decode that resolves a writer schema.
+var fingerprints sync.Map // *avro.Schema -> [8]byte
 
 // fingerprint returns the spec CRC-64-AVRO fingerprint of s (little-endian).
-func fingerprint(s avro.Schema) [8]byte {
+func fingerprint(s *avro.Schema) [8]byte {
 	if fp, ok := fingerprints.Load(s); ok {
 		return fp.([8]byte)
 	}
 	fp := Fingerprint(s)
 	fingerprints.Store(s, fp)
 	return fp
-}
-
-// hambaFingerprint returns the fingerprint hamba/avro's soe package puts in
-// its headers (its canonical form keeps logical types); decoding accepts it
-// too, for producers that use hamba's soe.Codec directly.
-func hambaFingerprint(s avro.Schema) [8]byte {
-	fp, err := soe.ComputeFingerprint(s)
-	if err != nil {
-		panic(fmt.Sprintf("crc64 fingerprint: %v", err))
-	}
-	var out [8]byte
-	copy(out[:], fp)
-	return out
 }

@@ -17,7 +17,7 @@ func benchmarkDecode(b *testing.B, value []byte) {
 	b.SetBytes(int64(len(value)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := dec.Decode(ctx, KindInitPayout, value); err != nil {
+		if _, err := dec.Decode(ctx, KindInitPayout.DefaultTopic(), KindInitPayout, value); err != nil {
 			b.Fatal(err)
 		}
 	}

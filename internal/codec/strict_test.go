@@ -9,7 +9,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/hamba/avro/v2"
+	"github.com/twmb/avro"
+
 	"github.com/paysession/paysession/internal/sensitive"
 )
 
@@ -74,7 +75,7 @@ func TestStrictJSONRejects(t *testing.T) {
 	d, _ := NewDecoder(DecoderConfig{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd, err := d.Decode(context.Background(), tt.kind, []byte(tt.value))
+			cmd, err := d.Decode(context.Background(), tt.kind.DefaultTopic(), tt.kind, []byte(tt.value))
 			if err == nil {
 				t.Fatalf("decoded %#v, want an error", cmd)
 			}
@@ -114,7 +115,7 @@ func TestStrictJSONAccepts(t *testing.T) {
 	d, _ := NewDecoder(DecoderConfig{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := d.Decode(context.Background(), tt.kind, []byte(tt.value))
+			got, err := d.Decode(context.Background(), tt.kind.DefaultTopic(), tt.kind, []byte(tt.value))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,38 +130,38 @@ func TestStrictJSONAccepts(t *testing.T) {
 // member names of every command type, at every depth, are exactly the field
 // names of its record in the command's schema in schemas/.
 func TestJSONNamesAreSchemaFields(t *testing.T) {
-	var check func(path string, typ reflect.Type, s avro.Schema)
-	check = func(path string, typ reflect.Type, s avro.Schema) {
+	var check func(path string, typ reflect.Type, s *avro.SchemaNode)
+	check = func(path string, typ reflect.Type, s *avro.SchemaNode) {
 		for typ.Kind() == reflect.Pointer {
 			typ = typ.Elem()
 		}
-		if u, ok := s.(*avro.UnionSchema); ok {
-			for _, m := range u.Types() {
-				if m.Type() != avro.Null {
-					s = m
+		if s.Type == "union" {
+			for i := range s.Branches {
+				if s.Branches[i].Type != "null" {
+					s = &s.Branches[i]
 				}
 			}
 		}
-		switch s := s.(type) {
-		case *avro.RecordSchema:
-			if typ.Kind() != reflect.Struct || typ.NumField() != len(s.Fields()) {
-				t.Errorf("%s: Go type %s for record %s with %d fields", path, typ, s.FullName(), len(s.Fields()))
+		switch s.Type {
+		case "record":
+			if typ.Kind() != reflect.Struct || typ.NumField() != len(s.Fields) {
+				t.Errorf("%s: Go type %s for record %s with %d fields", path, typ, s.Name, len(s.Fields))
 				return
 			}
-			for i, f := range s.Fields() {
+			for i, f := range s.Fields {
 				gf := typ.Field(i)
 				jsonName, _, _ := strings.Cut(gf.Tag.Get("json"), ",")
-				if jsonName != f.Name() {
-					t.Errorf("%s: Go field %s has JSON name %q, schema field %d is %q", path, gf.Name, jsonName, i, f.Name())
+				if jsonName != f.Name {
+					t.Errorf("%s: Go field %s has JSON name %q, schema field %d is %q", path, gf.Name, jsonName, i, f.Name)
 				}
-				check(path+"."+f.Name(), gf.Type, f.Type())
+				check(path+"."+f.Name, gf.Type, &f.Type)
 			}
-		case *avro.ArraySchema:
+		case "array":
 			if typ.Kind() != reflect.Slice {
 				t.Errorf("%s: Go type %s for an array", path, typ)
 				return
 			}
-			check(path+"[]", typ.Elem(), s.Items())
+			check(path+"[]", typ.Elem(), s.Items)
 		}
 	}
 	for _, k := range Kinds() {
@@ -168,7 +169,7 @@ func TestJSONNamesAreSchemaFields(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(string(k), reflect.TypeOf(k.New()), s)
+		check(string(k), reflect.TypeOf(k.New()), s.Root())
 	}
 }
 
@@ -210,7 +211,7 @@ func TestStrictSingleObjectRejects(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmd, err := d.Decode(context.Background(), tt.kind, b)
+			cmd, err := d.Decode(context.Background(), tt.kind.DefaultTopic(), tt.kind, b)
 			if err == nil {
 				t.Fatalf("decoded %#v, want an error", cmd)
 			}
@@ -230,7 +231,7 @@ func TestStrictConfluentRejects(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmd, err := d.Decode(ctx, tt.kind, b)
+			cmd, err := d.Decode(ctx, tt.kind.DefaultTopic(), tt.kind, b)
 			if err == nil {
 				t.Fatalf("decoded %#v, want an error", cmd)
 			}
@@ -254,7 +255,7 @@ func TestStrictAvroAccepts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := d.Decode(context.Background(), cmd.Kind(), b)
+			got, err := d.Decode(context.Background(), cmd.Kind().DefaultTopic(), cmd.Kind(), b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -279,7 +280,7 @@ func manyMembers(n int) string {
 func TestStrictJSONTooDeep(t *testing.T) {
 	d, _ := NewDecoder(DecoderConfig{})
 	value := `{"session_id":"ps_1","metadata":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`
-	_, err := d.Decode(context.Background(), KindRefund, []byte(value))
+	_, err := d.Decode(context.Background(), KindRefund.DefaultTopic(), KindRefund, []byte(value))
 	var de *DecodeError
 	if !errors.As(err, &de) || de.Format != FormatJSON {
 		t.Fatalf("got %v, want a JSON *DecodeError", err)

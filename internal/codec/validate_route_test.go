@@ -70,7 +70,7 @@ func TestRouteOfEveryCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		doc = append(doc[:len(doc)-1], []byte(`,"project":"shop-2","submerchant":"le-7"}`)...)
-		got, err := d.Decode(context.Background(), kind, doc)
+		got, err := d.Decode(context.Background(), kind.DefaultTopic(), kind, doc)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -81,7 +81,7 @@ func TestRouteOfEveryCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := d.Decode(context.Background(), kind, soe)
+		back, err := d.Decode(context.Background(), kind.DefaultTopic(), kind, soe)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}

@@ -15,5 +15,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" { // helper process of the crash test
 		os.Exit(runChild())
 	}
-	harness.Main(m)
+	code := m.Run()
+	harness.StopRegistry() // started by the tests that need one
+	harness.Shutdown()
+	os.Exit(code)
 }

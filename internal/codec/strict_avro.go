@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// Avro strings are UTF-8 by the specification, but hamba/avro copies their
+// Avro strings are UTF-8 by the specification, but the Avro library copies their
 // bytes as they come: invalid UTF-8 would reach the API as U+FFFD, where a
 // JSON command with the same bytes is invalid. checkStrictStrings holds a
 // decoded Avro command to the rules of strict JSON: every string valid

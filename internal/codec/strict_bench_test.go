@@ -58,7 +58,7 @@ func BenchmarkStrictJSONCheck(b *testing.B) {
 }
 
 // BenchmarkStrictStringsCheck measures the string check of a decoded Avro
-// command alone, the part of BenchmarkDecodeSingleObject that hamba/avro
+// command alone, the part of BenchmarkDecodeSingleObject that the Avro library
 // does not do.
 func BenchmarkStrictStringsCheck(b *testing.B) {
 	cmd := sampleCommands()[KindInitPayout]

@@ -138,11 +138,13 @@ func TestCodecThroughApicurio(t *testing.T) {
 		t.Fatalf("register newer capture: %v", err)
 	}
 	newerSchema, _ := codec.ParseSchema(newer)
-	type captureV2 struct {
-		SessionID string  `avro:"session_id"`
-		Amount    *int64  `avro:"amount"`
-		Currency  *string `avro:"currency"`
-		Reason    string  `avro:"reason"`
+	type captureV2 struct { // a producer's own type: every field of its schema (twmb/avro encodes no partial struct)
+		SessionID   string  `avro:"session_id"`
+		Amount      *int64  `avro:"amount"`
+		Currency    *string `avro:"currency"`
+		Project     *string `avro:"project"`
+		Submerchant *string `avro:"submerchant"`
+		Reason      string  `avro:"reason"`
 	}
 	body, err := marshal(newerSchema, captureV2{SessionID: "ps_9", Reason: "customer asked"})
 	if err != nil {

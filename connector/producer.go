@@ -74,7 +74,12 @@ func (p *Producer) Caps() outbound.Limits { return producerCaps{p} }
 // producerCaps are a Producer's current batch caps.
 type producerCaps struct{ p *Producer }
 
+// MaxMessageBytes is the current client's cap for topic. Asking starts the
+// rebuild that follows a changed limit of topic (follow), so a record
+// sized against the old cap is the last one: even when it fits in no form
+// and is never produced.
 func (c producerCaps) MaxMessageBytes(topic string) int {
+	c.p.follow(&kgo.Record{Topic: topic})
 	c.p.mu.RLock()
 	caps := c.p.caps
 	c.p.mu.RUnlock()

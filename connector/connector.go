@@ -203,7 +203,7 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 			return nil, err
 		}
 	}
-	c.pubs, err = publish.New(publish.Config{API: api, Producer: producer, Encoder: enc,
+	c.pubs, err = publish.New(publish.Config{API: api, Producer: producer, Encoder: enc, Sizer: sizer.Pinned(producer.Caps()),
 		WalletInterval: cfg.Publish.WalletBalanceInterval, BanksInterval: cfg.Publish.FPSBanksInterval,
 		WalletTopic: cfg.Topics.WalletBalances, BanksTopic: cfg.Topics.FPSBanks,
 		Registerer: reg, Logger: c.log.With("part", "publish")})

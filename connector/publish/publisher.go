@@ -31,6 +31,11 @@ type Config struct {
 	API      API               // required when any interval is set
 	Producer outbound.Producer // required when any interval is set; publishes with ProduceSync
 	Encoder  outbound.Encoder  // required when any interval is set
+	// Sizer checks each record against its topic's limit (shared by the
+	// connector's writers, pinned to the Producer's caps): one that would
+	// not fit is not published (counted, logged). Default: Kafka's default
+	// limit.
+	Sizer *outbound.Sizer
 	// WalletInterval publishes the wallet balances this often; 0 = off.
 	WalletInterval time.Duration
 	// BanksInterval publishes the FPS bank list this often; 0 = off.
@@ -101,6 +106,9 @@ func New(cfg Config) (*Publishers, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Sizer == nil {
+		cfg.Sizer, _ = outbound.NewSizer(nil, nil, cfg.Logger) // registers nothing: cannot fail
+	}
 	p := &Publishers{cfg: cfg, runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "paysession_publish_runs_total",
 		Help: "Periodic publisher runs by publisher (wallet_balance, fps_banks) and result (ok, error).",
@@ -162,11 +170,13 @@ func (p *Publishers) PublishWalletBalances(ctx context.Context) error {
 		if w.Amount != nil {
 			wb.Amount, wb.Currency = w.Amount.Value, w.Amount.Currency
 		}
-		v, err := p.cfg.Encoder.Encode(ctx, p.cfg.WalletTopic, wb)
+		r, err := p.cfg.Sizer.Fit(ctx, p.cfg.Encoder, kgo.Record{Topic: p.cfg.WalletTopic, Key: []byte(w.ID)}, outbound.Form{Value: wb})
 		if err != nil {
-			return fmt.Errorf("encode wallet balance: %w", err)
+			return fmt.Errorf("wallet balance: %w", err)
 		}
-		recs = append(recs, &kgo.Record{Topic: p.cfg.WalletTopic, Key: []byte(w.ID), Value: v})
+		if r != nil { // nil: too large for the topic (counted, logged)
+			recs = append(recs, r)
+		}
 	}
 	if len(recs) == 0 {
 		return nil
@@ -187,11 +197,13 @@ func (p *Publishers) PublishFPSBanks(ctx context.Context) error {
 	for _, b := range banks {
 		out.Banks = append(out.Banks, codec.FPSBank{ID: b.ID, EngName: b.EngName, RuName: b.RuName})
 	}
-	v, err := p.cfg.Encoder.Encode(ctx, p.cfg.BanksTopic, out)
+	rec, err := p.cfg.Sizer.Fit(ctx, p.cfg.Encoder, kgo.Record{Topic: p.cfg.BanksTopic, Key: []byte(BanksKey)}, outbound.Form{Value: out})
 	if err != nil {
-		return fmt.Errorf("encode fps banks: %w", err)
+		return fmt.Errorf("fps banks: %w", err)
 	}
-	rec := &kgo.Record{Topic: p.cfg.BanksTopic, Key: []byte(BanksKey), Value: v}
+	if rec == nil {
+		return nil // too large for the topic: counted and logged; the last list stays
+	}
 	if err := p.cfg.Producer.ProduceSync(ctx, rec).FirstErr(); err != nil {
 		return fmt.Errorf("publish fps banks: %w", err)
 	}

@@ -73,7 +73,7 @@ done; \
 echo "fuzz: $$n targets fuzzed for $(1) each"
 endef
 
-.PHONY: help build test test-with-kafka test-libcrypto check unit integration faults fuzz fuzz-short bench bench-scale demo vulncheck lint kafka-up kafka-down kafka-status clean
+.PHONY: help build test test-with-kafka test-libcrypto check unit integration faults chaos fuzz fuzz-short bench bench-scale demo vulncheck lint kafka-up kafka-down kafka-status clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -117,6 +117,9 @@ integration: ## integration tests (INTEGRATION_PACKAGES) against a local broker
 faults: ## fault scenarios at full size (FAULTS_SCALE=full) on a local broker: table + .cache/faults.json
 	@$(with_kafka) \
 	FAULTS_SCALE=full $(GO) test -count=1 -v -timeout 40m $(GO_TEST_FLAGS) ./integration/faults/
+
+chaos: ## chaos scenarios on a 3-broker cluster in containers (not in test; starts dockerd if needed): table + .cache/chaos.json
+	@GO=$(GO) integration/harness/cluster/chaos.sh $(GO_TEST_FLAGS)
 
 fuzz-short: ## every Fuzz* target for FUZZTIME_SHORT (5s) each
 	@$(call fuzz_all,$(FUZZTIME_SHORT))

@@ -115,7 +115,7 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	cfg.Logger.Info("cluster nodes started", slog.String("image", cfg.Image), slog.Any("brokers", c.Brokers()))
 	wait, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	defer cancel()
-	if err := c.AwaitBrokers(wait, cfg.Nodes); err != nil {
+	if err := c.AwaitReady(wait); err != nil {
 		var logs []string
 		for _, n := range c.nodes {
 			logs = append(logs, n.LogTail(ctx, 15))
@@ -218,6 +218,17 @@ func (c *Cluster) AwaitBrokers(ctx context.Context, n int) error {
 		case <-time.After(200 * time.Millisecond): // polling the cluster: registration has no signal
 		}
 	}
+}
+
+// AwaitReady waits until every node answers for itself (Node.AwaitReady) and the cluster lists
+// them all: after a fault, the moment the cluster is whole again.
+func (c *Cluster) AwaitReady(ctx context.Context) error {
+	for _, n := range c.nodes {
+		if err := n.AwaitReady(ctx); err != nil {
+			return err
+		}
+	}
+	return c.AwaitBrokers(ctx, len(c.nodes))
 }
 
 // metadata asks the cluster for its brokers, and all topics' partitions when topics is set, with a

@@ -90,7 +90,7 @@ func TestClusterFaults(t *testing.T) {
 		if err := s.fix(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.AwaitBrokers(ctx, 3); err != nil {
+		if err := c.AwaitReady(ctx); err != nil {
 			t.Fatal(err)
 		}
 		commit(s.name+" (after)", true)

@@ -10,10 +10,16 @@
 //   - [Start] / [StartTest] start the cluster; [Cluster.Brokers] are the bootstrap addresses for
 //     clients on this machine; [Cluster.Close] removes every container, the network and the
 //     volumes (StartTest does it when the test ends, also when it fails).
+//   - [Cluster.AwaitReady] waits until every node answers for itself (after a fault: the cluster is
+//     whole again); [Cluster.AwaitInSync] until every partition has all its replicas in sync.
 //   - [Node.Kill] (SIGKILL) and [Node.Start]; [Node.Stop] (SIGTERM, a graceful shutdown);
 //     [Node.Pause] and [Node.Unpause] (the node freezes, as in a long GC pause or a VM stall);
 //     [Node.Disconnect] and [Node.Reconnect] (the node is partitioned from the other nodes and
 //     from the clients).
+//
+// The package lives in the main module (not a module of its own under integration/): the
+// testcontainers-go dependency is reached only from this package and the test binaries that
+// import it, so the connector's binaries and its packages' import graph do not change.
 //
 // The image is [Image]: the local image built by the kafkaimage command (make chaos builds it
 // once), or any image of the same configuration convention named by $CHAOS_KAFKA_IMAGE, such as

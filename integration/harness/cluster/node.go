@@ -11,6 +11,8 @@ import (
 	dnetwork "github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/pkg/stdcopy"
 	"github.com/testcontainers/testcontainers-go"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Node is one broker+controller of a cluster: a container with a named volume for its data and a
@@ -122,4 +124,45 @@ func (n *Node) LogTail(ctx context.Context, lines int) string {
 	var b strings.Builder
 	_, _ = stdcopy.StdCopy(&b, &b, io.LimitReader(rc, 1<<20))
 	return fmt.Sprintf("node %d, last %d lines:\n%s", n.ID, lines, b.String())
+}
+
+// AwaitReady waits until the node itself answers a metadata request that lists it among the
+// brokers: its JVM runs, it registered and was unfenced. (Other nodes' metadata keeps listing a
+// killed node until the controller fences it, and forever when the quorum is lost.)
+func (n *Node) AwaitReady(ctx context.Context) error {
+	var last error
+	for {
+		if last = n.ready(ctx); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("node %d not ready: %w (last: %v)", n.ID, ctx.Err(), last)
+		case <-time.After(200 * time.Millisecond): // polling the node: readiness has no signal
+		}
+	}
+}
+
+func (n *Node) ready(ctx context.Context) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr()))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := cl.SeedBrokers()[0].Request(ctx, kmsg.NewPtrMetadataRequest())
+	if err != nil {
+		return err
+	}
+	md, ok := resp.(*kmsg.MetadataResponse)
+	if !ok {
+		return fmt.Errorf("metadata answered with %T", resp)
+	}
+	for _, b := range md.Brokers {
+		if int(b.NodeID) == n.ID {
+			return nil
+		}
+	}
+	return fmt.Errorf("its metadata lists no broker %d", n.ID)
 }

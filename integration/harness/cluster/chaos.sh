@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# make chaos: the chaos suite on a 3-node Kafka cluster in containers (integration/faults TestChaos,
+# after the cluster harness's own fault test). It installs what is missing (docker.io, iptables,
+# debootstrap, as root with apt-get), starts dockerd in the background when no daemon answers (and
+# stops it at the end), builds the local Kafka image once (cached; CHAOS_KAFKA_IMAGE names another,
+# e.g. apache/kafka:4.1.1, pulled if absent), runs the scenarios and prints their table (also
+# written to .cache/chaos.json). On every exit path it removes the containers, networks and
+# volumes labelled io.paysession.chaos that a killed test binary may have left.
+#
+# Usage: integration/harness/cluster/chaos.sh [go test flags...]   (from the repository root)
+set -euo pipefail
+GO=${GO:-go}
+label=io.paysession.chaos
+mkdir -p .cache/chaos
+
+if ! command -v dockerd >/dev/null || ! command -v iptables >/dev/null || ! command -v debootstrap >/dev/null; then
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+    echo "chaos: needs docker (daemon running), iptables and debootstrap; install them or run as root on Debian" >&2
+    exit 2
+  fi
+  echo "chaos: installing docker.io iptables debootstrap"
+  apt-get install -y --no-install-recommends docker.io iptables debootstrap >.cache/chaos/apt.log 2>&1 ||
+    { apt-get update >>.cache/chaos/apt.log 2>&1 &&
+      apt-get install -y --no-install-recommends docker.io iptables debootstrap >>.cache/chaos/apt.log 2>&1; }
+fi
+
+dockerd_pid=
+cleanup() {
+  rc=$?
+  if docker info >/dev/null 2>&1; then
+    ids=$(docker ps -aq --filter "label=$label")
+    [ -z "$ids" ] || { echo "chaos: removing leftover containers"; docker rm -f -v $ids >/dev/null; }
+    ids=$(docker network ls -q --filter "label=$label")
+    [ -z "$ids" ] || { echo "chaos: removing leftover networks"; docker network rm $ids >/dev/null; }
+    ids=$(docker volume ls -q --filter "label=$label")
+    [ -z "$ids" ] || { echo "chaos: removing leftover volumes"; docker volume rm -f $ids >/dev/null; }
+  fi
+  if [ -n "$dockerd_pid" ]; then
+    echo "chaos: stopping the dockerd this run started (pid $dockerd_pid)"
+    kill "$dockerd_pid" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$dockerd_pid" 2>/dev/null || break; sleep 0.2; done
+  fi
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if ! docker info >/dev/null 2>&1; then
+  echo "chaos: starting dockerd (log .cache/chaos/dockerd.log)"
+  dockerd --storage-driver=overlay2 --ip-forward=false >.cache/chaos/dockerd.log 2>&1 &
+  dockerd_pid=$!
+  for _ in $(seq 150); do docker info >/dev/null 2>&1 && break; sleep 0.2; done
+  docker info >/dev/null 2>&1 || { echo "chaos: dockerd did not start:"; tail -20 .cache/chaos/dockerd.log; exit 1; }
+fi
+
+# testcontainers-go must stay on this machine: the suite refuses to start without these.
+export TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 CHAOS=1
+export DOCKER_BUILDKIT=0 # the docker CLI first on PATH may lack buildx
+
+if [ -n "${CHAOS_KAFKA_IMAGE:-}" ]; then
+  docker image inspect "$CHAOS_KAFKA_IMAGE" >/dev/null 2>&1 || docker pull "$CHAOS_KAFKA_IMAGE"
+else
+  $GO run ./integration/harness/cluster/kafkaimage
+fi
+
+start=$(date +%s)
+$GO test -count=1 -v -timeout 15m -run '^TestClusterFaults$' ./integration/harness/cluster/ "$@"
+$GO test -count=1 -v -timeout 60m -run '^TestChaos$' ./integration/faults/ -faults.out "$PWD/.cache/chaos.json" "$@"
+echo "chaos: passed in $(($(date +%s) - start))s"

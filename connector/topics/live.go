@@ -26,8 +26,9 @@ const DefaultRefreshInterval = time.Minute
 // limit swaps the whole set at once; readers see the old set or the new
 // one, never a mix. It implements outbound.Moving; safe for concurrent use.
 type Live struct {
-	cur  atomic.Pointer[limitSet]
-	wake chan struct{}
+	cur   atomic.Pointer[limitSet]
+	wake  chan struct{}
+	names []string // every topic read again: those of the report that exist
 }
 
 // limitSet maps a topic to its max.message.bytes (topics not known: absent).
@@ -42,15 +43,20 @@ func (s limitSet) MaxMessageBytes(topic string) int {
 	return DefaultMaxMessageBytes
 }
 
-// NewLive returns the limits of rep's topics whose configuration it read.
+// NewLive returns the limits of rep's topics whose configuration it read;
+// Refresh reads those of every topic of rep that exists (one whose
+// configuration could not be read then may be readable later).
 func NewLive(rep Report) *Live {
 	s := limitSet{}
+	l := &Live{wake: make(chan struct{}, 1)}
 	for _, t := range rep.Topics {
 		if t.ConfigsKnown && t.MaxMessageBytes > 0 {
 			s[t.Topic] = t.MaxMessageBytes
 		}
+		if t.Exists {
+			l.names = append(l.names, t.Topic)
+		}
 	}
-	l := &Live{wake: make(chan struct{}, 1)}
 	l.cur.Store(&s)
 	return l
 }
@@ -76,14 +82,10 @@ func (l *Live) Suspect() {
 // configuration cannot be read keeps its last limit.
 func (l *Live) Refresh(ctx context.Context, adm *kadm.Client) ([]string, error) {
 	old := *l.cur.Load()
-	names := make([]string, 0, len(old))
-	for t := range old {
-		names = append(names, t)
-	}
-	if len(names) == 0 {
+	if len(l.names) == 0 {
 		return nil, nil
 	}
-	rcs, err := adm.DescribeTopicConfigs(ctx, names...)
+	rcs, err := adm.DescribeTopicConfigs(ctx, l.names...)
 	var shards *kadm.ShardErrors
 	if err != nil && (!errors.As(err, &shards) || shards.AllFailed) {
 		return nil, fmt.Errorf("describe topic configs: %w", err)

@@ -39,6 +39,12 @@ type Row struct {
 	WebhooksExpected  int `json:"webhooks_expected"`
 	WebhooksPublished int `json:"webhooks_published"`
 	WebhooksDuplicate int `json:"webhooks_duplicate"`
+	// FalseWebhookEvents counts records on the webhook-events topic that
+	// are not the first one of a webhook the sandbox sent (a forged,
+	// foreign, re-serialized or replayed one published), plus session
+	// states a webhook attributed to a project not the session's
+	// (scenario 11 measures it; 0 elsewhere).
+	FalseWebhookEvents int `json:"false_webhook_events"`
 	// CardLeaks counts full card numbers found (leakscan) in the outcome
 	// topics' records (results, sessions, webhook events, dead letters:
 	// keys, values, headers) and in the rig connector's log.
@@ -58,6 +64,9 @@ type Row struct {
 	// AnsweredSeconds is the time from the first command produced until
 	// every valid command had its result (-1: some never did).
 	AnsweredSeconds *Seconds `json:"answered_seconds,omitempty"`
+	// BoundSeconds is the bound a scenario states for AnsweredSeconds
+	// (scenario 11: the worst latency of a valid command; nil elsewhere).
+	BoundSeconds *Seconds `json:"bound_seconds,omitempty"`
 	// FailoverP50 and FailoverMax are the times from a SIGKILL until work
 	// flows again: scenario 1, the first result committed after it (the
 	// process restarted at once, static membership); scenario 5, until every
@@ -275,8 +284,12 @@ func Check(t testing.TB, row Row) {
 		t.Errorf("%s: executed twice %d, missing %d, duplicate %d, wrong %d, card leaks %d, extra dead letters %d; want 0 each",
 			row.Scenario, row.ExecutedTwice, row.Missing, row.Duplicate, row.Wrong, row.CardLeaks, row.DeadLetterExtra)
 	}
-	if lost := row.WebhooksExpected - row.WebhooksPublished; lost > 0 || row.WebhooksDuplicate > 0 {
-		t.Errorf("%s: webhooks unpublished %d, duplicate %d; want 0 each", row.Scenario, lost, row.WebhooksDuplicate)
+	if lost := row.WebhooksExpected - row.WebhooksPublished; lost > 0 || row.WebhooksDuplicate > 0 || row.FalseWebhookEvents > 0 {
+		t.Errorf("%s: webhooks unpublished %d, duplicate %d, false events %d; want 0 each", row.Scenario, lost,
+			row.WebhooksDuplicate, row.FalseWebhookEvents)
+	}
+	if row.AnsweredSeconds != nil && row.BoundSeconds != nil && (*row.AnsweredSeconds < 0 || *row.AnsweredSeconds > *row.BoundSeconds) {
+		t.Errorf("%s: valid commands answered after %v s, want at most %v s", row.Scenario, row.AnsweredSeconds, row.BoundSeconds)
 	}
 }
 
@@ -299,12 +312,12 @@ func (rs *rows) print(w io.Writer) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tseed\tcommands\tkills\trestarts\tin window\texecuted\texec twice\tresults\tmissing\tduplicate\twrong\twh expected\twh published\twh duplicate\tcard leaks\tdl extra\tmax sends\treadyz 503\tanswered s\tfailover p50 s\tfailover max s\tstale states\twall s\t")
+	fmt.Fprintln(tw, "scenario\tseed\tcommands\tkills\trestarts\tin window\texecuted\texec twice\tresults\tmissing\tduplicate\twrong\twh expected\twh published\twh duplicate\tfalse wh\tcard leaks\tdl extra\tmax sends\treadyz 503\tanswered s\tbound s\tfailover p50 s\tfailover max s\tstale states\twall s\t")
 	for _, r := range rs.rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\n", r.Scenario, r.Seed, r.Commands,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\n", r.Scenario, r.Seed, r.Commands,
 			r.Kills, r.Restarts, r.InWindow, r.Executed, r.ExecutedTwice, r.Results, r.Missing, r.Duplicate, r.Wrong,
-			r.WebhooksExpected, r.WebhooksPublished, r.WebhooksDuplicate, r.CardLeaks, r.DeadLetterExtra,
-			r.MaxSends, r.ReadyzFailed, r.AnsweredSeconds, r.FailoverP50, r.FailoverMax, r.StaleStates, r.WallSeconds)
+			r.WebhooksExpected, r.WebhooksPublished, r.WebhooksDuplicate, r.FalseWebhookEvents, r.CardLeaks, r.DeadLetterExtra,
+			r.MaxSends, r.ReadyzFailed, r.AnsweredSeconds, r.BoundSeconds, r.FailoverP50, r.FailoverMax, r.StaleStates, r.WallSeconds)
 	}
 	_ = tw.Flush()
 }

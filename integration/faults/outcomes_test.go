@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/paysession/paysession/integration/leakscan"
 	"github.com/paysession/paysession/internal/codec"
@@ -49,8 +50,9 @@ type Outcomes struct {
 
 // ReadOutcomes starts reading the three topics, and scanned (read only for
 // the leak scan, e.g. the sessions topic); it stops when t ends. Every
-// record of every topic is scanned for card numbers.
-func ReadOutcomes(t testing.TB, brokers []string, results, deadLetter, webhookEvents string, scanned ...string) *Outcomes {
+// record of every topic is scanned for card numbers. reg, when not nil,
+// is the registry of Confluent-framed outcomes.
+func ReadOutcomes(t testing.TB, brokers []string, reg *sr.Client, results, deadLetter, webhookEvents string, scanned ...string) *Outcomes {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(append([]string{results, deadLetter, webhookEvents}, scanned...)...),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
@@ -58,7 +60,7 @@ func ReadOutcomes(t testing.TB, brokers []string, results, deadLetter, webhookEv
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec, err := codec.NewDecoder(codec.DecoderConfig{})
+	dec, err := codec.NewDecoder(codec.DecoderConfig{Registry: reg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/codec"
@@ -48,6 +50,15 @@ type RigOptions struct {
 	// CountAPICalls puts a proxy that counts requests per idempotency key
 	// between the connector and the sandbox (Rig.APICalls).
 	CountAPICalls bool
+	// Registry starts an in-process fake schema registry (srfake) and
+	// configures the connector with it (PAYSESSION_REGISTRY_URL): its
+	// outcomes are then Confluent-framed, and Avro commands are read
+	// through it (Rig.Registry).
+	Registry bool
+	// ExtraProjects are further partner projects of the connector
+	// (PAYSESSION_API_EXTRA_PROJECTS), each signing with the sandbox's
+	// partner key; the sandbox knows only its own project.
+	ExtraProjects []string
 }
 
 // Rig is one scenario's world: fresh topics on the broker, a paysim
@@ -60,8 +71,9 @@ type Rig struct {
 	Sandbox   *Sandbox
 	Connector *Connector
 	Outcomes  *Outcomes
-	Produced  []Command // every command produced through the rig, with its position
-	APICalls  *APICalls // requests per key, with RigOptions.CountAPICalls
+	Produced  []Command  // every command produced through the rig, with its position
+	APICalls  *APICalls  // requests per key, with RigOptions.CountAPICalls
+	Registry  *sr.Client // the fake registry's client, with RigOptions.Registry
 }
 
 // NewRig creates the topics (deleted when t ends), starts the sandbox and
@@ -98,11 +110,26 @@ func NewRig(t testing.TB, o RigOptions) *Rig {
 	}
 	r.Sandbox = StartSandbox(t, SandboxOptions{WebhookURL: hookURL, Flags: o.SandboxFlags})
 	sandboxVars(env, r.Sandbox)
+	var extra []string
+	for _, id := range o.ExtraProjects {
+		extra = append(extra, id+"="+env["PAYSESSION_API_PRIVATE_KEY_FILE"])
+	}
+	if len(extra) > 0 {
+		env["PAYSESSION_API_EXTRA_PROJECTS"] = strings.Join(extra, ",")
+	}
 	if o.CountAPICalls {
 		r.APICalls = StartAPICalls(t, r.Sandbox.URL)
 		env["PAYSESSION_API_BASE_URL"] = r.APICalls.URL
 	}
-	r.Outcomes = ReadOutcomes(t, o.Brokers, r.Topics["PAYSESSION_TOPIC_COMMAND_RESULTS"],
+	if o.Registry {
+		reg := srfake.New()
+		t.Cleanup(reg.Close)
+		if r.Registry, err = sr.NewClient(sr.URLs(reg.URL())); err != nil {
+			t.Fatal(err)
+		}
+		env["PAYSESSION_REGISTRY_URL"] = reg.URL()
+	}
+	r.Outcomes = ReadOutcomes(t, o.Brokers, r.Registry, r.Topics["PAYSESSION_TOPIC_COMMAND_RESULTS"],
 		r.Topics["PAYSESSION_TOPIC_DEAD_LETTER"], r.Topics["PAYSESSION_TOPIC_WEBHOOK_EVENTS"], r.Topics["PAYSESSION_TOPIC_SESSIONS"])
 	r.Connector = StartConnector(t, env)
 	return r

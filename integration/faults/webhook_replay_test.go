@@ -1,7 +1,6 @@
 package faults_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"math/rand/v2"
@@ -215,20 +214,7 @@ func (s *spray) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 // post sends d to replica c; 0 when it did not answer.
-func (s *spray) post(c *Connector, d delivery) int {
-	req, err := http.NewRequest(http.MethodPost, c.WebhookURL, bytes.NewReader(d.body))
-	if err != nil {
-		return 0
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-PARTNER-SIGN", d.sig)
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return 0
-	}
-	resp.Body.Close()
-	return resp.StatusCode
-}
+func (s *spray) post(c *Connector, d delivery) int { return postWebhook(s.client, c.WebhookURL, d) }
 
 // replayOne sends a random earlier delivery to a random replica; it
 // reports whether one was sent.
@@ -371,7 +357,32 @@ func awaitSessionWriters(t testing.TB, r *Rig) {
 // and returns the last state of every session.
 func lastSessionStates(t testing.TB, r *Rig) map[string]*codec.SessionState {
 	t.Helper()
-	topic := r.Topics["PAYSESSION_TOPIC_SESSIONS"]
+	dec, err := codec.NewDecoder(codec.DecoderConfig{Registry: r.Registry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := map[string]*codec.SessionState{}
+	var prev = map[string]sessionstate.Version{}
+	for _, rec := range readTopic(t, r, r.Topics["PAYSESSION_TOPIC_SESSIONS"]) {
+		var st codec.SessionState
+		if err := dec.DecodeRecord(context.Background(), rec.Value, &st); err != nil {
+			t.Errorf("%s/%d/%d: %v", rec.Topic, rec.Partition, rec.Offset, err)
+			continue
+		}
+		v := sessionstate.VersionOf(&st)
+		if p, ok := prev[v.SessionID]; ok && sessionstate.Newer(p, v) {
+			t.Errorf("session %s went back on the sessions topic at %d/%d", v.SessionID, rec.Partition, rec.Offset)
+		}
+		prev[v.SessionID] = v
+		last[st.Session.ID] = &st
+	}
+	return last
+}
+
+// readTopic reads topic from its start to the end offsets it has now
+// (read_committed) and returns its records, control records left out.
+func readTopic(t testing.TB, r *Rig, topic string) []*kgo.Record {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	ends, err := kadm.NewClient(r.Client).ListEndOffsets(ctx, topic)
@@ -390,12 +401,7 @@ func lastSessionStates(t testing.TB, r *Rig) map[string]*codec.SessionState {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	dec, err := codec.NewDecoder(codec.DecoderConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	last := map[string]*codec.SessionState{}
-	var prev = map[string]sessionstate.Version{}
+	var out []*kgo.Record
 	for len(want) > 0 {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
@@ -405,21 +411,10 @@ func lastSessionStates(t testing.TB, r *Rig) map[string]*codec.SessionState {
 			if rec.Offset+1 >= want[rec.Partition] {
 				delete(want, rec.Partition)
 			}
-			if rec.Attrs.IsControl() {
-				return
+			if !rec.Attrs.IsControl() {
+				out = append(out, rec)
 			}
-			var st codec.SessionState
-			if err := dec.DecodeRecord(ctx, rec.Value, &st); err != nil {
-				t.Errorf("%s/%d/%d: %v", rec.Topic, rec.Partition, rec.Offset, err)
-				return
-			}
-			v := sessionstate.VersionOf(&st)
-			if p, ok := prev[v.SessionID]; ok && sessionstate.Newer(p, v) {
-				t.Errorf("session %s went back on the sessions topic at %d/%d", v.SessionID, rec.Partition, rec.Offset)
-			}
-			prev[v.SessionID] = v
-			last[st.Session.ID] = &st
 		})
 	}
-	return last
+	return out
 }

@@ -244,7 +244,7 @@
 //     sandbox is idle and the 2 s dedupe window has passed, every delivered
 //     webhook is posted again, re-serialized and signed, and one rewritten
 //     for ps_999999. Pass: every record one result, every valid payout
-//     answered within 20 s of its produce, false wh 0. Parts whose fix has
+//     answered within 10 s of its produce (two batch deadlines), false wh 0. Parts whose fix has
 //     not landed are listed in hostileAwaiting and skipped (logged);
 //     FAULTS_HOSTILE_RUN=all runs them anyway.
 package faults

@@ -24,7 +24,6 @@ import (
 // entry, which is to be done when the fix lands on main.
 var hostileAwaiting = map[string]string{
 	partAvro:            "issue 38 item 1: decoding bounded by the record's size; writer schemas of the command's own subject only",
-	partWebhookBinding:  "issue 38 item 4: webhooks bound to their session's project and to known sessions; event ids by meaning; replays of any age",
 	partIngressWithheld: "issue 38 item 2: the ingress checks a webhook's session update against its topic's limit",
 }
 

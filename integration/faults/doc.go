@@ -239,12 +239,12 @@
 //     just under it (accepted; every state of their sessions published
 //     without metadata under paysession-withheld); 160 connections (full:
 //     600) that send a well-formed false signature and trickle their body,
-//     reconnecting when cut off (every genuine webhook answered 200); and
+//     cut off after the 2 s body deadline (WEBHOOK_BODY_TIMEOUT) and
+//     reconnecting (every genuine webhook answered 200); and
 //     100 status_refresh commands of one session (full: 1,000). Once the
 //     sandbox is idle and the 2 s dedupe window has passed, every delivered
 //     webhook is posted again, re-serialized and signed, and one rewritten
 //     for ps_999999. Pass: every record one result, every valid payout
-//     answered within 10 s of its produce (two batch deadlines), false wh 0. Parts whose fix has
-//     not landed are listed in hostileAwaiting and skipped (logged);
-//     FAULTS_HOSTILE_RUN=all runs them anyway.
+//     answered within 10 s of its produce (two batch deadlines), false wh
+//     0, every webhook the sandbox sent delivered.
 package faults

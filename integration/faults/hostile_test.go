@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -17,16 +16,6 @@ import (
 	"github.com/paysession/paysession/internal/payapi"
 )
 
-// hostileAwaiting lists the parts of scenario 11 whose fix has not landed
-// yet, with the fix they wait for: such a part is neither sent nor checked
-// (the test logs so). FAULTS_HOSTILE_RUN lists parts to run anyway
-// (comma-separated, or "all"): the way to check a fix before removing its
-// entry, which is to be done when the fix lands on main.
-var hostileAwaiting = map[string]string{
-	partAvro:            "issue 38 item 1: decoding bounded by the record's size; writer schemas of the command's own subject only",
-	partIngressWithheld: "issue 38 item 2: the ingress checks a webhook's session update against its topic's limit",
-}
-
 // The parts of scenario 11 beside the valid traffic.
 const (
 	partAvro            = "crafted-avro"     // a 2^62 array block count; a schema id of another subject
@@ -36,17 +25,6 @@ const (
 	partWebhookBinding  = "webhook-binding"  // replayed, re-serialized, foreign-project, unknown-session webhooks
 	partFlood           = "session-flood"    // one session's status_refresh flood
 )
-
-// awaiting reports whether part waits for its fix (and logs it).
-func awaiting(t testing.TB, part string) bool {
-	why, ok := hostileAwaiting[part]
-	run := strings.Split(os.Getenv("FAULTS_HOSTILE_RUN"), ",")
-	if !ok || slices.Contains(run, part) || slices.Contains(run, "all") {
-		return false
-	}
-	t.Logf("SKIP part %s: awaiting %s", part, why)
-	return true
-}
 
 // hostileStateLimit is max.message.bytes of the session-updates and
 // sessions topics of scenario 11: above every ordinary state, below a
@@ -121,10 +99,7 @@ func TestHostileTraffic(t *testing.T) {
 		},
 		Env: map[string]string{"PAYSESSION_WEBHOOK_DEDUP_TTL": "2s", "PAYSESSION_WEBHOOK_BODY_TIMEOUT": "2s"},
 	})
-	front.target = r.Connector.WebhookURL
-	if !awaiting(t, partWebhookBinding) {
-		front.foreign = r.Connector.WebhookURL + "/" + hostileProjectB
-	}
+	front.target, front.foreign = r.Connector.WebhookURL, r.Connector.WebhookURL+"/"+hostileProjectB
 	t.Logf("rig ready after %v", time.Since(start).Round(time.Millisecond))
 
 	partOf := map[Position]string{}
@@ -170,19 +145,17 @@ func TestHostileTraffic(t *testing.T) {
 	at(2, func() {
 		produce(partMetadata+"-near", Command{Kind: codec.KindInitPayout, Key: key("meta-near", 1), Value: withMeta(1, nearMeta)})
 	})
-	if !awaiting(t, partAvro) {
-		subject := r.Topic(codec.KindStatusRefresh) + "-value"
-		crafted := registerSchema(t, r.Registry, subject, evolvedSchema(t, codec.KindStatusRefresh, arrayOfNullsField))
-		foreign := registerSchema(t, r.Registry, "hostile-"+r.ID+"-other-value", evolvedSchema(t, codec.KindStatusRefresh, foreignField))
-		at(3, func() {
-			produce(partAvro+"-block-count", Command{Kind: codec.KindStatusRefresh, Key: key("avro-crafted", 0),
-				Value: statusRefreshAvro(t, crafted, session, craftedTail())})
-		})
-		at(5, func() {
-			produce(partAvro+"-other-subject", Command{Kind: codec.KindStatusRefresh, Key: key("avro-foreign", 0),
-				Value: statusRefreshAvro(t, foreign, session, nullTail())})
-		})
-	}
+	subject := r.Topic(codec.KindStatusRefresh) + "-value"
+	crafted := registerSchema(t, r.Registry, subject, evolvedSchema(t, codec.KindStatusRefresh, arrayOfNullsField))
+	foreign := registerSchema(t, r.Registry, "hostile-"+r.ID+"-other-value", evolvedSchema(t, codec.KindStatusRefresh, foreignField))
+	at(3, func() {
+		produce(partAvro+"-block-count", Command{Kind: codec.KindStatusRefresh, Key: key("avro-crafted", 0),
+			Value: statusRefreshAvro(t, crafted, session, craftedTail())})
+	})
+	at(5, func() {
+		produce(partAvro+"-other-subject", Command{Kind: codec.KindStatusRefresh, Key: key("avro-foreign", 0),
+			Value: statusRefreshAvro(t, foreign, session, nullTail())})
+	})
 	at(4, func() {
 		produce(partMetadata+"-over", Command{Kind: codec.KindInitPayout, Key: key("meta-over", 2), Value: withMeta(2, overMeta)})
 	})
@@ -210,15 +183,12 @@ func TestHostileTraffic(t *testing.T) {
 	r.Sandbox.WaitIdle(t) // every webhook delivered while the slow bodies still hold connections
 	opened, cut := slow.stop()
 	t.Logf("slow-body flood: %d connections opened, %d cut off by the connector", opened, cut)
-	checkRefusals(t, r, front, partOf)
+	checkRefusals(t, front)
 	if opened < int64(slowConns) {
 		t.Errorf("part %s: %d slow-body connections opened, want at least %d: the flood tested nothing", partSlowBodies, opened, slowConns)
 	}
 
-	forged := 0
-	if !awaiting(t, partWebhookBinding) {
-		forged = postForgedWebhooks(t, r, front)
-	}
+	forged := postForgedWebhooks(t, r, front)
 	awaitSessionWriters(t, r)
 
 	worst := hostileLatency(t, r, partOf, bound)
@@ -234,11 +204,9 @@ func TestHostileTraffic(t *testing.T) {
 	}
 	row.FalseWebhookEvents = falseWebhookEvents(t, r)
 	checkWithheld(t, r, partOf)
-	if !awaiting(t, partIngressWithheld) {
-		for _, d := range r.Sandbox.Webhooks(t) {
-			if d.State != "delivered" {
-				t.Errorf("part %s: sandbox webhook %d is %s, want delivered", partIngressWithheld, d.ID, d.State)
-			}
+	for _, d := range r.Sandbox.Webhooks(t) {
+		if d.State != "delivered" {
+			t.Errorf("part %s: sandbox webhook %d is %s, want delivered", partIngressWithheld, d.ID, d.State)
 		}
 	}
 	t.Logf("webhooks: %d genuine deliveries (%d posted to project %s's path first), %d forged posts",
@@ -250,23 +218,12 @@ func TestHostileTraffic(t *testing.T) {
 }
 
 // checkRefusals fails t for every genuine webhook the connector answered
-// other than 200 while the slow bodies held their connections. While the
-// ingress cannot yet publish a state above its topic's limit
-// (partIngressWithheld awaits), the webhooks of the sessions with metadata
-// near the bound are left out.
-func checkRefusals(t testing.TB, r *Rig, front *hookFront, partOf map[Position]string) {
+// other than 200 while the slow bodies held their connections.
+func checkRefusals(t testing.TB, front *hookFront) {
 	t.Helper()
-	skip := map[string]bool{}
-	if awaiting(t, partIngressWithheld) {
-		skip = sessionsOf(r, partCommands(r, partOf, partMetadata+"-near"))
-	}
 	for _, f := range front.refusals() {
-		wh, err := payapi.ParseWebhook(f.d.body)
-		if err == nil && skip[wh.Session.ID] {
-			continue
-		}
 		id := ""
-		if wh != nil {
+		if wh, err := payapi.ParseWebhook(f.d.body); err == nil {
 			id = wh.Session.ID
 		}
 		t.Errorf("part %s: the connector answered %d to a genuine webhook of session %s during the slow-body flood; want 200",

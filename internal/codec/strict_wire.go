@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/twmb/avro"
@@ -57,13 +58,17 @@ func checkBooleans(f Format, writer *avro.Schema, data []byte) error {
 }
 
 // compileBoolWalk returns the walk of root, or nil when it holds no boolean.
+// References to named types are expanded first; those left (a recursive
+// type, or a tree too large to expand) are looked up by name as Avro
+// resolves them: a name without a dot in the enclosing namespace first.
 func compileBoolWalk(root *avro.SchemaNode) wireWalk {
+	root = root.ExpandReferences()
 	c := &walkCompiler{named: map[string]*avro.SchemaNode{}, walks: map[string]*wireWalk{}}
 	c.collect(root)
 	if !c.hasBool {
 		return nil
 	}
-	return c.compile(root)
+	return c.compile(root, "")
 }
 
 type walkCompiler struct {
@@ -95,7 +100,8 @@ func (c *walkCompiler) collect(n *avro.SchemaNode) {
 	}
 }
 
-func (c *walkCompiler) compile(n *avro.SchemaNode) wireWalk {
+// compile returns the walk of n; ns is the namespace n's names resolve in.
+func (c *walkCompiler) compile(n *avro.SchemaNode, ns string) wireWalk {
 	switch n.Type {
 	case "null":
 		return func(src []byte) ([]byte, *wireProblem) { return src, nil }
@@ -115,13 +121,13 @@ func (c *walkCompiler) compile(n *avro.SchemaNode) wireWalk {
 	case "string", "bytes":
 		return walkBytes
 	case "array":
-		return blocksWalk(c.compile(n.Items), nil)
+		return blocksWalk(c.compile(n.Items, ns), nil)
 	case "map":
-		return blocksWalk(c.compile(n.Values), walkBytes)
+		return blocksWalk(c.compile(n.Values, ns), walkBytes)
 	case "union":
 		branches := make([]wireWalk, len(n.Branches))
 		for i := range n.Branches {
-			branches[i] = c.compile(&n.Branches[i])
+			branches[i] = c.compile(&n.Branches[i], ns)
 		}
 		return func(src []byte) ([]byte, *wireProblem) {
 			i, rest, p := readLong(src)
@@ -138,6 +144,9 @@ func (c *walkCompiler) compile(n *avro.SchemaNode) wireWalk {
 	}
 	// A reference to a named type defined elsewhere in the schema.
 	def, ok := c.named[n.Type]
+	if q, found := c.named[ns+"."+n.Type]; found && ns != "" && !strings.Contains(n.Type, ".") {
+		def, ok = q, true
+	}
 	if !ok {
 		return func([]byte) ([]byte, *wireProblem) {
 			return nil, &wireProblem{reason: "reference to unknown type " + n.Type}
@@ -146,7 +155,7 @@ func (c *walkCompiler) compile(n *avro.SchemaNode) wireWalk {
 	if def.Type == "record" || def.Type == "error" {
 		return c.record(def)
 	}
-	return c.compile(def)
+	return c.compile(def, def.Namespace)
 }
 
 // record compiles a record once per full name; a recursive reference calls
@@ -164,7 +173,7 @@ func (c *walkCompiler) record(n *avro.SchemaNode) wireWalk {
 	}
 	fields := make([]field, len(n.Fields))
 	for i := range n.Fields {
-		fields[i] = field{name: n.Fields[i].Name, walk: c.compile(&n.Fields[i].Type)}
+		fields[i] = field{name: n.Fields[i].Name, walk: c.compile(&n.Fields[i].Type, n.Namespace)}
 	}
 	*slot = func(src []byte) ([]byte, *wireProblem) {
 		for _, f := range fields {

@@ -3,6 +3,8 @@ package codec
 import (
 	"bytes"
 	"context"
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -49,5 +51,48 @@ func TestStrictAvroBooleans(t *testing.T) {
 	}
 	if _, err := d.Decode(context.Background(), "", KindInitPayout, value); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBooleanWalkFollowsReferences: writer schemas name their types once
+// and refer to them after, by short name in their namespace or by full
+// name, and may be recursive; the boolean check finds every boolean
+// through them and accepts every valid record.
+func TestBooleanWalkFollowsReferences(t *testing.T) {
+	writer, err := ParseSchema(`{"type":"record","name":"R","namespace":"a.b","fields":[
+	 {"name":"x","type":{"type":"record","name":"In","fields":[{"name":"f","type":"boolean"}]}},
+	 {"name":"y","type":"In"},
+	 {"name":"z","type":["null","a.b.In"]},
+	 {"name":"w","type":{"type":"record","name":"Other","namespace":"c","fields":[{"name":"q","type":"a.b.In"}]}},
+	 {"name":"list","type":{"type":"record","name":"Node","fields":[{"name":"b","type":"boolean"},{"name":"next","type":["null","Node"]}]}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]any{"f": true}
+	value := map[string]any{"x": in, "y": in, "z": in, "w": map[string]any{"q": in},
+		"list": map[string]any{"b": true, "next": map[string]any{"b": true, "next": nil}}}
+	data, err := writer.Encode(value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkBooleans(FormatConfluent, writer, data); err != nil {
+		t.Fatalf("valid record: %v", err)
+	}
+	// Every boolean byte is 0x01 here; each one replaced by 0x02 is named.
+	want := []string{"x.f", "y.f", "z.f", "w.q.f", "list.b", "list.next.b"}
+	var got []string
+	for i := range data {
+		if data[i] != 1 {
+			continue
+		}
+		bad := bytes.Clone(data)
+		bad[i] = 2
+		var de *DecodeError
+		if err := checkBooleans(FormatConfluent, writer, bad); errors.As(err, &de) {
+			got = append(got, de.Field)
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("booleans found at %v, want %v", got, want)
 	}
 }

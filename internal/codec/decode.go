@@ -9,11 +9,13 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/twmb/avro"
 	"github.com/twmb/franz-go/pkg/sr"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/paysession/paysession/internal/lru"
 	"github.com/paysession/paysession/schemas"
 )
 
@@ -26,6 +28,9 @@ type DecoderConfig struct {
 	Registry *sr.Client
 	// Logger receives one line per writer schema fetched. Optional.
 	Logger *slog.Logger
+	// Now is the clock refusals expire by (RefusalTTL). Optional:
+	// time.Now.
+	Now func() time.Time
 }
 
 // Validate reports configuration problems (none today; kept for the
@@ -40,18 +45,14 @@ type Decoder struct {
 	log      *slog.Logger
 
 	mu       sync.Mutex
-	writers  map[int]*avro.Schema        // registry id -> writer schema
-	usages   map[usageKey]*DecodeError   // (id, subject) -> nil when registered there, else why not
-	resolved map[resolveKey]*avro.Schema // (writer, reader) -> resolved schema
-	failures map[resolveKey]*DecodeError // incompatible pairs, remembered
-	fetching singleflight.Group          // one registry request per question at a time
+	now      func() time.Time
+	writers  map[int]*avro.Schema               // registry id -> writer schema
+	usages   map[usageKey]struct{}              // (id, subject) registered there
+	refusals *lru.Cache[usageKey, *DecodeError] // ids not found, or not under a subject: bounded, expiring
+	resolved map[resolveKey]*avro.Schema        // (writer, reader) -> resolved schema
+	failures map[resolveKey]*DecodeError        // incompatible pairs, remembered
+	fetching singleflight.Group                 // one registry request per question at a time
 	_        struct{}
-}
-
-// usageKey asks whether schema id is registered under subject.
-type usageKey struct {
-	id      int
-	subject string
 }
 
 type resolveKey struct {
@@ -71,11 +72,17 @@ func NewDecoder(cfg DecoderConfig) (*Decoder, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
 	return &Decoder{
 		registry: cfg.Registry,
 		log:      log,
+		now:      now,
 		writers:  map[int]*avro.Schema{},
-		usages:   map[usageKey]*DecodeError{},
+		usages:   map[usageKey]struct{}{},
+		refusals: lru.New[usageKey, *DecodeError](MaxRefusals, RefusalTTL),
 		resolved: map[resolveKey]*avro.Schema{},
 		failures: map[resolveKey]*DecodeError{},
 	}, nil
@@ -187,13 +194,18 @@ func (d *Decoder) decodeConfluent(ctx context.Context, subject string, name sche
 
 // writerSchema returns the schema registered under id, fetching it once:
 // concurrent callers share one registry request, and a fetched schema is
-// kept; a failed fetch is not, so a later call asks again.
+// kept. An id the registry does not know is refused for RefusalTTL without
+// asking again (refused); a failed fetch is not kept, so a later call asks
+// again.
 func (d *Decoder) writerSchema(ctx context.Context, id int) (*avro.Schema, error) {
 	d.mu.Lock()
 	s, ok := d.writers[id]
 	d.mu.Unlock()
 	if ok {
 		return s, nil
+	}
+	if e, ok := d.refusals.Get(usageKey{id: id}, d.now()); ok {
+		return nil, e
 	}
 	v, err, _ := d.fetching.Do(strconv.Itoa(id), func() (any, error) {
 		s, err := d.fetchWriter(ctx, id)
@@ -202,6 +214,7 @@ func (d *Decoder) writerSchema(ctx context.Context, id int) (*avro.Schema, error
 			d.writers[id] = s
 			d.mu.Unlock()
 		}
+		d.refuse(usageKey{id: id}, err)
 		return s, err
 	})
 	if err != nil {

@@ -2,11 +2,13 @@ package codec
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
 )
@@ -27,7 +29,8 @@ func TestConfluentWriterMustBeOfTheCommandSubject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec, _ := NewDecoder(DecoderConfig{Registry: cl})
+	now := time.Unix(1_800_000_000, 0)
+	dec, _ := NewDecoder(DecoderConfig{Registry: cl, Now: func() time.Time { return now }})
 	_, err = dec.Decode(ctx, topic, KindCapture, value)
 	var de *DecodeError
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), "not registered under subject "+Subject(topic)) {
@@ -38,17 +41,20 @@ func TestConfluentWriterMustBeOfTheCommandSubject(t *testing.T) {
 		t.Fatalf("DecodeRecord: %v", err)
 	}
 	// Registered under the command's subject too (same schema, same id):
-	// a new question, answered yes.
+	// the refusal holds for RefusalTTL, then the registry is asked again
+	// and the record decodes, without a restart.
 	if _, _, err := reg.RegisterSchema(Subject(topic), sr.Schema{Schema: MustSchema(KindCapture.SchemaName()).String()}); err != nil {
 		t.Fatal(err)
 	}
+	now = now.Add(RefusalTTL - time.Second)
 	if _, err := dec.Decode(ctx, topic, KindCapture, value); err == nil || !strings.Contains(err.Error(), "not registered") {
-		t.Fatalf("the refusal is kept per id and subject: %v", err)
+		t.Fatalf("within RefusalTTL the refusal is kept: %v", err)
+	}
+	now = now.Add(time.Second)
+	if _, err := dec.Decode(ctx, topic, KindCapture, value); err != nil {
+		t.Fatalf("after RefusalTTL, registered under the command's subject: %v", err)
 	}
 	fresh, _ := NewDecoder(DecoderConfig{Registry: cl})
-	if _, err := fresh.Decode(ctx, topic, KindCapture, value); err != nil {
-		t.Fatalf("registered under the command's subject: %v", err)
-	}
 	if _, err := fresh.Decode(ctx, "", KindCapture, value); !errors.As(err, &de) {
 		t.Fatalf("no topic: %v, want a *DecodeError", err)
 	}
@@ -99,5 +105,47 @@ func TestConfluentSubjectLookupErrors(t *testing.T) {
 	var de *DecodeError
 	if _, err := dec.Decode(ctx, topic, KindConfirm, value); !errors.As(err, &de) || !strings.Contains(err.Error(), Subject(topic)) {
 		t.Fatalf("id not listed: %v, want a *DecodeError naming the subject", err)
+	}
+}
+
+// TestUnknownSchemaIDAskedOncePerRefusalTTL: records naming a schema id the
+// registry does not know cost one registry request per id within
+// RefusalTTL, not one per record; the refusals kept are bounded by
+// MaxRefusals whatever ids the records choose.
+func TestUnknownSchemaIDAskedOncePerRefusalTTL(t *testing.T) {
+	reg, cl := newFakeRegistry(t)
+	ctx := context.Background()
+	var fetches atomic.Int32
+	reg.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if strings.HasPrefix(r.URL.Path, "/schemas/ids/") && !strings.HasSuffix(r.URL.Path, "/versions") {
+			fetches.Add(1)
+		}
+		return false
+	})
+	now := time.Unix(1_800_000_000, 0)
+	dec, _ := NewDecoder(DecoderConfig{Registry: cl, Now: func() time.Time { return now }})
+	value := func(id uint32) []byte { return binary.BigEndian.AppendUint32([]byte{0}, id) }
+	topic := KindConfirm.DefaultTopic()
+	var de *DecodeError
+	for range 3 {
+		if _, err := dec.Decode(ctx, topic, KindConfirm, value(4242)); !errors.As(err, &de) || !strings.Contains(err.Error(), "not found") {
+			t.Fatalf("unknown id: %v, want a *DecodeError", err)
+		}
+	}
+	if n := fetches.Load(); n != 1 {
+		t.Fatalf("3 records of one unknown id asked the registry %d times, want 1", n)
+	}
+	now = now.Add(RefusalTTL)
+	if _, err := dec.Decode(ctx, topic, KindConfirm, value(4242)); !errors.As(err, &de) {
+		t.Fatalf("unknown id after RefusalTTL: %v", err)
+	}
+	if n := fetches.Load(); n != 2 {
+		t.Fatalf("after RefusalTTL the registry was asked %d times in all, want 2", n)
+	}
+	for id := range uint32(MaxRefusals + 100) {
+		_, _ = dec.Decode(ctx, topic, KindConfirm, value(10_000+id))
+	}
+	if n := dec.refusals.Len(now); n > MaxRefusals {
+		t.Fatalf("%d refusals kept, want at most %d", n, MaxRefusals)
 	}
 }

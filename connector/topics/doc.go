@@ -26,6 +26,9 @@
 //     would be deleted by age.
 //   - A written topic whose min.insync.replicas exceeds its replication
 //     factor: every acks=all write fails.
+//   - A results topic whose max.message.bytes is below
+//     MinResultsMessageBytes (64 KiB): a result might not fit even with its
+//     description withheld, and a command would end without one.
 //
 // # Warnings (Report.Warnings): logged, the connector runs
 //

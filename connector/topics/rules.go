@@ -38,7 +38,8 @@ func (v *Violation) Unwrap() error { return v.Err }
 // topic, every topic that cannot be described, every one that must be
 // compacted and is not, every written one whose min.insync.replicas exceeds
 // its replication factor, every one whose partition count differs from the
-// topic it must be partitioned like.
+// topic it must be partitioned like, a results topic below
+// MinResultsMessageBytes.
 func (r Report) Err() error {
 	var errs []error
 	for _, v := range r.Violations() {
@@ -87,8 +88,20 @@ func (t TopicReport) violations() []*Violation {
 			Problem: fmt.Sprintf("min.insync.replicas %d exceeds the replication factor %d: every write fails with NOT_ENOUGH_REPLICAS",
 				t.MinInsyncReplicas, t.ReplicationFactor)})
 	}
+	if t.hasRole(Results) && t.ConfigsKnown && t.MaxMessageBytes < MinResultsMessageBytes {
+		out = append(out, &Violation{Topic: t.Topic, Setting: MaxMessageBytes,
+			Problem: fmt.Sprintf("max.message.bytes %d is below %d: every command must end as one result, and a result, its description withheld if need be, must fit",
+				t.MaxMessageBytes, MinResultsMessageBytes)})
+	}
 	return out
 }
+
+// MinResultsMessageBytes is the least max.message.bytes the results topic
+// may have. A result is a few hundred bytes (its keys, ids and codes are
+// bounded at validation) plus its description, which the connector
+// withholds when the result would not fit (internal/outbound): below this
+// floor even a lean result might not, and a command would end without one.
+const MinResultsMessageBytes = 64 << 10
 
 // existence is the violation of a topic that could not be described.
 func (t TopicReport) existence() *Violation {

@@ -57,6 +57,11 @@ func TestReportErr(t *testing.T) {
 			{Topic: "u", Roles: []Role{SessionUpdates}, Err: kerr.UnknownTopicOrPartition},
 			with(healthy("s", Sessions), func(t *TopicReport) { t.PartitionsLike = "u" }),
 		}, []string{"u: topic does not exist (session-updates topic)"}},
+		{"results topic too small for a result", []TopicReport{
+			with(healthy("r", Results), func(t *TopicReport) { t.MaxMessageBytes = MinResultsMessageBytes - 1 }),
+			with(healthy("u", SessionUpdates), func(t *TopicReport) { t.MaxMessageBytes = 1024 }),
+			with(healthy("r2", Results), func(t *TopicReport) { t.ConfigsKnown, t.MaxMessageBytes = false, 0 }),
+		}, []string{"r: max.message.bytes 65535 is below 65536: every command must end as one result, and a result, its description withheld if need be, must fit"}},
 		{"min.insync above replicas, read only", []TopicReport{with(healthy("c", Command), func(t *TopicReport) { t.Write, t.ReplicationFactor, t.MinInsyncReplicas = false, 1, 2 })}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

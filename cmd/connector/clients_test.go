@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/kit"
+	"github.com/paysession/paysession/connector/lookup"
 )
 
 func TestSplitKey(t *testing.T) {
@@ -124,7 +125,7 @@ func TestTailPrintsMaskedJSON(t *testing.T) {
 		if code := run(ctx, []string{"tail", "-n", "1", "-timeout", "15s", tt.topic}, func(k string) string { return env[k] }, &out, &errOut); code != exitOK {
 			t.Fatalf("tail %s: exit %d: %s", tt.topic, code, errOut.String())
 		}
-		var line tailLine
+		var line lookup.Line
 		if err := json.Unmarshal(out.Bytes(), &line); err != nil || line.Error != "" {
 			t.Fatalf("tail %s printed %s (%v)", tt.topic, out.String(), err)
 		}

@@ -8,6 +8,7 @@
 //	connector redrive   re-publish dead-letter records to their source topics
 //	connector produce   write JSON commands from stdin to a command topic
 //	connector tail      print an outcome or dead-letter topic as JSON lines
+//	connector lookup    print what the topics hold of one command
 //	connector topics    plan, apply or verify the Kafka topics of the configuration
 //	connector --version print the version, revision and Go version
 package main

@@ -34,7 +34,9 @@ Commands:
   produce   write JSON commands from stdin (one per line) to a kind's command topic
             in the configured wire format: connector produce [-key K] <kind>
   tail      print the committed records of an outcome or dead-letter topic as
-            decoded JSON lines: connector tail [-n N] <topic>
+            decoded JSON lines: connector tail [-e] [-o offset|-t time] [-k key] <topic>
+  lookup    print what the topics hold of one command (results, session state,
+            dead letters, retry records): connector lookup <key>
   topics    plan, apply or verify the Kafka topics the configuration uses:
             connector topics plan|apply|verify [flags]
 
@@ -70,6 +72,8 @@ func runWithInput(ctx context.Context, args []string, getenv func(string) string
 		return runProduce(ctx, args[1:], env, stdin, stdout, stderr)
 	case "tail":
 		return runTail(ctx, args[1:], env, stdout, stderr)
+	case "lookup":
+		return runLookup(ctx, args[1:], env, stdout, stderr)
 	case "topics":
 		return runTopics(ctx, args[1:], env, stdout, stderr)
 	case "--version", "-version", "version":

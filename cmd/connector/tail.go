@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
@@ -12,33 +14,26 @@ import (
 
 	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/connector/kit"
-	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/connector/lookup"
+	"github.com/paysession/paysession/internal/config"
 )
 
-// tailLine is one record as `connector tail` prints it.
-type tailLine struct {
-	Topic     string            `json:"topic"`
-	Partition int32             `json:"partition"`
-	Offset    int64             `json:"offset"`
-	Timestamp time.Time         `json:"timestamp"`
-	Key       string            `json:"key"`
-	Headers   map[string]string `json:"headers,omitempty"`
-	Schema    string            `json:"schema,omitempty"`
-	Value     any               `json:"value,omitempty"`
-	// OriginalValue is a dead letter's original value as text, with card
-	// data scrubbed (it is masked on the topic unless it held none).
-	OriginalValue *string `json:"original_value,omitempty"`
-	Error         string  `json:"error,omitempty"`
-}
-
 // runTail is `connector tail <topic>`: the committed records of an outcome
-// or dead-letter topic (read_committed), decoded and printed as JSON lines.
-// Command topics are refused: they hold full card data.
+// or dead-letter topic (read_committed), decoded and printed as JSON lines,
+// from a start position (-o, -t), to the topic's end (-e) or until stopped,
+// optionally only those of one key (-k). Command topics are refused: they
+// hold full card data. A missing topic or brokers that do not answer within
+// -connect-timeout are an error, not a wait.
 func runTail(ctx context.Context, args []string, env envconfig.Lookuper, stdout, stderr io.Writer) int {
 	fs := newFlagSet("tail", stderr)
-	n := fs.Int("n", 0, "stop after this many records (0: run until interrupted or -timeout)")
-	fromEnd := fs.Bool("from-end", false, "print only records written after the start (default: from the beginning)")
+	n := fs.Int("n", 0, "stop after this many records (0: run until interrupted, -timeout or, with -e, the end)")
+	fromEnd := fs.Bool("from-end", false, "print only records written after the start (same as -o end)")
+	atEnd := fs.Bool("e", false, "exit at the end of the topic: the end offsets it has when tail starts")
+	offset := fs.String("o", "beginning", "start position in every partition: beginning, end, an offset, or -N (N before the end)")
+	since := fs.String("t", "", "start at the first record at or after this time (RFC 3339 or Unix milliseconds)")
+	key := fs.String("k", "", "print only records of this key")
 	timeout := fs.Duration("timeout", 0, "stop after this long (0: no limit)")
+	connect := fs.Duration("connect-timeout", 10*time.Second, "fail when the brokers do not answer within this long")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: connector tail [flags] <topic>\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -48,6 +43,11 @@ func runTail(ctx context.Context, args []string, env envconfig.Lookuper, stdout,
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
+		return exitUsage
+	}
+	start, err := tailStart(*offset, *since, *fromEnd)
+	if err != nil {
+		fmt.Fprintf(stderr, "connector tail: %v\n", err)
 		return exitUsage
 	}
 	topic := fs.Arg(0)
@@ -60,22 +60,7 @@ func runTail(ctx context.Context, args []string, env envconfig.Lookuper, stdout,
 		fmt.Fprintf(stderr, "connector tail: %s\n", refused)
 		return exitUsage
 	}
-	reg, err := connector.RegistryClient(cfg.Registry)
-	if err != nil {
-		fmt.Fprintf(stderr, "connector tail: %v\n", err)
-		return exitUsage
-	}
-	dec, err := kit.NewDecoder(kit.DecoderConfig{Registry: reg})
-	if err != nil {
-		fmt.Fprintf(stderr, "connector tail: %v\n", err)
-		return exitFailed
-	}
-	start := kgo.NewOffset().AtStart()
-	if *fromEnd {
-		start = kgo.NewOffset().AtEnd()
-	}
-	cl, code := kafkaClient("tail", cfg.Kafka, stderr, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(start),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	dec, cl, code := outcomeReader("tail", cfg, stderr)
 	if cl == nil {
 		return code
 	}
@@ -88,30 +73,94 @@ func runTail(ctx context.Context, args []string, env envconfig.Lookuper, stdout,
 	schema, known := topics.Schema(topic)
 	out := json.NewEncoder(stdout)
 	printed := 0
-	for *n == 0 || printed < *n {
-		fetches := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			break
-		}
-		for _, fe := range fetches.Errors() {
-			fmt.Fprintf(stderr, "connector tail: %s/%d: %v\n", fe.Topic, fe.Partition, fe.Err)
-		}
-		for _, r := range fetches.Records() {
-			if *n > 0 && printed == *n {
-				break
-			}
-			if err := out.Encode(tailRecord(ctx, dec, r, schema, known)); err != nil {
-				fmt.Fprintf(stderr, "connector tail: %v\n", err)
-				return exitFailed
-			}
-			printed++
-		}
+	var werr error
+	if err := brokersAnswer(ctx, cl, *connect); err != nil {
+		fmt.Fprintf(stderr, "connector tail: %v\n", err)
+		return exitFailed
 	}
-	if *n > 0 && printed < *n {
+	err = lookup.Read(ctx, cl, lookup.Range{Topics: []string{topic}, From: start, Follow: !*atEnd}, func(r *kgo.Record) bool {
+		if *key != "" && string(r.Key) != *key {
+			return true
+		}
+		if werr = out.Encode(lookup.Decode(ctx, dec, r, schema, known)); werr != nil {
+			return false
+		}
+		printed++
+		return *n == 0 || printed < *n
+	})
+	switch {
+	case werr != nil:
+		fmt.Fprintf(stderr, "connector tail: %v\n", werr)
+		return exitFailed
+	case err != nil && !(stopped(ctx, err) && !*atEnd):
+		fmt.Fprintf(stderr, "connector tail: %v\n", err)
+		return exitFailed
+	case *n > 0 && printed < *n:
 		fmt.Fprintf(stderr, "connector tail: %d of %d records before the stop\n", printed, *n)
 		return exitFailed
 	}
 	return exitOK
+}
+
+// stopped reports whether err is the end of ctx (-timeout or an
+// interrupt), which ends a tail that follows its topic without error.
+func stopped(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled))
+}
+
+// tailStart is the start position of tail's flags.
+func tailStart(offset, since string, fromEnd bool) (lookup.Start, error) {
+	if since != "" {
+		if ms, err := strconv.ParseInt(since, 10, 64); err == nil {
+			return lookup.Start{Time: time.UnixMilli(ms)}, nil
+		}
+		t, err := time.Parse(time.RFC3339Nano, since)
+		if err != nil {
+			return lookup.Start{}, fmt.Errorf("-t %q: want RFC 3339 or Unix milliseconds", since)
+		}
+		return lookup.Start{Time: t}, nil
+	}
+	switch offset {
+	case "beginning", "":
+		return lookup.Start{End: fromEnd}, nil
+	case "end":
+		return lookup.Start{End: true}, nil
+	}
+	o, err := strconv.ParseInt(offset, 10, 64)
+	if err != nil {
+		return lookup.Start{}, fmt.Errorf("-o %q: want beginning, end, an offset or -N", offset)
+	}
+	return lookup.Start{Offset: o, HasOffset: true}, nil
+}
+
+// outcomeReader returns the decoder of the connector's outcome values (with
+// the registry when one is configured) and a client of the brokers that
+// reads committed records as lookup.Read wants, for the subcommand cmd; on
+// failure it says why on stderr and returns a nil client and the exit code.
+func outcomeReader(cmd string, cfg *config.Config, stderr io.Writer) (*kit.Decoder, *kgo.Client, int) {
+	reg, err := connector.RegistryClient(cfg.Registry)
+	if err != nil {
+		fmt.Fprintf(stderr, "connector %s: %v\n", cmd, err)
+		return nil, nil, exitUsage
+	}
+	dec, err := kit.NewDecoder(kit.DecoderConfig{Registry: reg})
+	if err != nil {
+		fmt.Fprintf(stderr, "connector %s: %v\n", cmd, err)
+		return nil, nil, exitFailed
+	}
+	cl, code := kafkaClient(cmd, cfg.Kafka, stderr, kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+	return dec, cl, code
+}
+
+// brokersAnswer fails when no broker of cl answers within connect, so that
+// an unreachable cluster is an error rather than a wait.
+func brokersAnswer(ctx context.Context, cl *kgo.Client, connect time.Duration) error {
+	pctx, cancel := context.WithTimeout(ctx, connect)
+	defer cancel()
+	if err := cl.Ping(pctx); err != nil {
+		return fmt.Errorf("no broker answered within %s: %w", connect, err)
+	}
+	return nil
 }
 
 // tailRefused says why topic may not be tailed, or "" when it may.
@@ -128,33 +177,4 @@ func tailRefused(t kit.Topics, topic string) string {
 		return topic + " holds attempt marks, not outcomes"
 	}
 	return ""
-}
-
-// tailRecord decodes one record for printing. A value that does not decode
-// is printed with its error, never as raw bytes.
-func tailRecord(ctx context.Context, dec *kit.Decoder, r *kgo.Record, schema kit.SchemaName, known bool) tailLine {
-	l := tailLine{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp.UTC(), Key: codec.Scrub(string(r.Key))}
-	for _, h := range r.Headers {
-		if l.Headers == nil {
-			l.Headers = map[string]string{}
-		}
-		l.Headers[h.Key] = codec.Scrub(string(h.Value))
-	}
-	var v kit.Record
-	var err error
-	if known {
-		v, err = dec.DecodeAs(ctx, schema, r.Value)
-	} else {
-		v, err = dec.DecodeAny(ctx, r.Value)
-	}
-	if err != nil {
-		l.Error = err.Error()
-		return l
-	}
-	l.Schema, l.Value = string(v.SchemaName()), v
-	if d, ok := v.(*kit.DeadLetter); ok {
-		s := codec.Scrub(string(d.OriginalValue))
-		l.OriginalValue = &s
-	}
-	return l
 }

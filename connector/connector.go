@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/plugin/kprom"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/paysession/paysession/connector/control"
 	"github.com/paysession/paysession/connector/ingress"
 	"github.com/paysession/paysession/connector/pipeline"
 	"github.com/paysession/paysession/connector/publish"
@@ -67,6 +68,7 @@ type Connector struct {
 	recon    *reconcile.Reconciler
 	pubs     *publish.Publishers
 	pipe     *pipeline.Pipeline
+	control  *control.Reader // operators' pause and resume, obeyed by pipe
 	writer   *sessionwriter.Writer
 	// stopTracing flushes and releases the tracer provider (tracing.Setup).
 	stopTracing func(context.Context) error
@@ -154,7 +156,13 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 		// without a rebalance.
 		groupOpts = append(groupOpts, kgo.InstanceID(instance))
 	}
+	c.control, err = control.New(control.Config{Kafka: kafkaOpts, Topic: cfg.Topics.Control, Kinds: kindNames(),
+		Logger: c.log.With("part", "control"), Registerer: reg})
+	if err != nil {
+		return nil, err
+	}
 	c.pipe, err = pipeline.New(pipeline.Config{
+		Paused: c.pausedKinds,
 		ClientHooks: func() []kgo.Hook {
 			return append([]kgo.Hook{kprom.NewMetrics("paysession_kafka", kprom.Subsystem("pipeline"), kprom.Registerer(reg))},
 				kafkatrace.Hooks()...)
@@ -251,6 +259,7 @@ func (c *Connector) buildOps(cfg *config.Config, o Options) error {
 	ready := NewReadiness()
 	ready.Add("kafka", func(ctx context.Context) error { return c.producer.Ping(ctx) })
 	ready.Add("group", c.pipe.GroupJoined)
+	ready.AddDetail("paused", c.pauseDetail)
 	present := topicsPresent(c.producer.Client, TopicWants(cfg))
 	ready.Add("topics", func(ctx context.Context) error { return errors.Join(c.pipe.Writable(ctx), present(ctx)) })
 	// The partner API's reachability is a metric, not readiness: webhooks
@@ -304,7 +313,7 @@ func (c *Connector) Run(ctx context.Context) error {
 	stages := [][]func(context.Context) error{
 		{c.webhookRun},
 		{c.reconcileRun, c.pubs.Run},
-		{c.pipe.Run},
+		{c.pipe.Run, c.control.Run},
 		{c.writer.Run},
 	}
 	opsCtx, opsStop := context.WithCancel(context.Background())
@@ -396,4 +405,38 @@ func (c *Connector) flushTraces() {
 		c.log.Warn("tracing: spans not flushed at stop", slog.Any("error", err))
 	}
 	c.stopTracing = nil
+}
+
+// kindNames returns the name of every command kind.
+func kindNames() []string {
+	var out []string
+	for _, k := range codec.Kinds() {
+		out = append(out, string(k))
+	}
+	return out
+}
+
+// pausedKinds is the pipeline's Config.Paused: the kinds an operator
+// paused, known once the control topic was read to its end.
+func (c *Connector) pausedKinds() ([]string, bool) {
+	state, known := c.control.Paused()
+	kinds := make([]string, 0, len(state))
+	for k := range state {
+		kinds = append(kinds, k)
+	}
+	return kinds, known
+}
+
+// pauseDetail is the /readyz detail of an operator's pause: each paused
+// kind with who paused it and when, "unknown" before the control topic was
+// read to its end, nil when nothing is paused.
+func (c *Connector) pauseDetail() any {
+	state, known := c.control.Paused()
+	if !known {
+		return "unknown: the control topic is being read"
+	}
+	if len(state) == 0 {
+		return nil
+	}
+	return state
 }

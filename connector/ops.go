@@ -23,12 +23,37 @@ type Check func(ctx context.Context) error
 
 // Readiness is a named set of checks behind /readyz.
 type Readiness struct {
-	mu     sync.RWMutex
-	checks map[string]Check
+	mu      sync.RWMutex
+	checks  map[string]Check
+	details map[string]func() any
 }
 
 // NewReadiness returns an empty set: ready until a check is added.
-func NewReadiness() *Readiness { return &Readiness{checks: map[string]Check{}} }
+func NewReadiness() *Readiness {
+	return &Readiness{checks: map[string]Check{}, details: map[string]func() any{}}
+}
+
+// AddDetail registers (or replaces) a named piece of state /readyz reports
+// beside the checks without judging it (an operator's pause: a paused
+// connector is ready); a nil value is left out.
+func (r *Readiness) AddDetail(name string, d func() any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.details[name] = d
+}
+
+// Details returns the non-nil details by name.
+func (r *Readiness) Details() map[string]any {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := map[string]any{}
+	for name, d := range r.details {
+		if v := d(); v != nil {
+			out[name] = v
+		}
+	}
+	return out
+}
 
 // Add registers (or replaces) a named check.
 func (r *Readiness) Add(name string, c Check) {
@@ -61,7 +86,8 @@ type opsOptions struct{ pprof bool }
 func WithPprof(on bool) OpsOption { return func(o *opsOptions) { o.pprof = on } }
 
 // OpsHandler serves /healthz (the process answers), /readyz (every
-// readiness check passes; 503 with the failures otherwise) and /metrics,
+// readiness check passes; 503 with the failures otherwise; the details
+// beside), and /metrics,
 // and with WithPprof the profiles at /debug/pprof/.
 func OpsHandler(reg prometheus.Gatherer, ready *Readiness, opts ...OpsOption) http.Handler {
 	var o opsOptions
@@ -89,7 +115,11 @@ func OpsHandler(reg prometheus.Gatherer, ready *Readiness, opts ...OpsOption) ht
 		if len(failed) > 0 {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"ready": len(failed) == 0, "failed": failed})
+		doc := map[string]any{"ready": len(failed) == 0, "failed": failed}
+		if d := ready.Details(); len(d) > 0 {
+			doc["detail"] = d
+		}
+		_ = json.NewEncoder(w).Encode(doc)
 	})
 	// Readiness is a metric too, so that an alert sees a replica that stays
 	// unready (a probe only takes it out of the Service).

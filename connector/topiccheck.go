@@ -21,7 +21,8 @@ import (
 // attempts topics it reads and writes (attempts compacted), the outcome
 // topics it writes, the session-updates topic from which the session writer
 // derives the sessions topic (compacted, read by the reconciler) and the
-// webhook-events topic (both partitioned like the updates), and the
+// webhook-events topic (both partitioned like the updates), the control
+// topic it reads (compacted: operators' pause and resume), and the
 // periodic topics when their publishers are on.
 func TopicWants(cfg *config.Config) []topics.Want {
 	t := cfg.Topics
@@ -37,6 +38,7 @@ func TopicWants(cfg *config.Config) []topics.Want {
 		topics.Want{Topic: t.Sessions, Role: topics.Sessions, Read: true, Write: true, Compacted: true, PartitionsLike: t.SessionUpdates},
 		topics.Want{Topic: t.WebhookEvents, Role: topics.WebhookEvents, Read: true, Write: true, PartitionsLike: t.SessionUpdates},
 		topics.Want{Topic: t.DeadLetter, Role: topics.DeadLetter, Write: true},
+		topics.Want{Topic: t.Control, Role: topics.Control, Read: true, Compacted: true},
 	)
 	if cfg.Publish.WalletBalanceInterval > 0 {
 		ws = append(ws, topics.Want{Topic: t.WalletBalances, Role: topics.Periodic, Write: true})

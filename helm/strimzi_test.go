@@ -249,6 +249,7 @@ func TestStrimziUser(t *testing.T) {
 		topics.Command: rw, topics.Retry: rw, topics.Attempts: rw, topics.SessionUpdates: rw, topics.Sessions: rw, topics.WebhookEvents: rw,
 		topics.Results: {"Describe", "DescribeConfigs", "Write"}, topics.Periodic: {"Describe", "DescribeConfigs", "Write"},
 		topics.DeadLetter: rw, // Read: redrive is on
+		topics.Control:    {"Describe", "DescribeConfigs", "Read"},
 	}
 	for _, spec := range plan {
 		key := "topic/literal/" + spec.Topic

@@ -59,6 +59,8 @@ var packageTable = []packageRow{
 		May: []string{"stdlib", internal, franz, prom, otel, xall}},
 	{Pkg: "connector/topics", Owns: "creating and checking the connector's topics",
 		May: []string{"stdlib", internal, franz, prom, otel, xall}},
+	{Pkg: "connector/control", Owns: "operators' pause and resume: the control topic's records, followed by every replica",
+		May: []string{"stdlib", franz, prom}},
 	{Pkg: "connector/redrive", Owns: "re-publishing dead letters to their source topics",
 		May: []string{"stdlib", internal, franz}},
 	{Pkg: "connector/kit", Owns: "public Go package of the topics: encode commands, decode outcomes, newest state per session, webhook dedupe",

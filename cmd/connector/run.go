@@ -39,6 +39,9 @@ Commands:
             dead letters, retry records): connector lookup <key>
   topics    plan, apply or verify the Kafka topics the configuration uses:
             connector topics plan|apply|verify [flags]
+  pause     stop new API calls of command kinds on every replica (all when none
+            is named), through the control topic: connector pause [kind...]
+  resume    undo pause: connector resume [kind...]
 
 connector --version prints the version, revision and Go version.
 
@@ -76,6 +79,8 @@ func runWithInput(ctx context.Context, args []string, getenv func(string) string
 		return runLookup(ctx, args[1:], env, stdout, stderr)
 	case "topics":
 		return runTopics(ctx, args[1:], env, stdout, stderr)
+	case "pause", "resume":
+		return runPause(ctx, args[0], args[0] == "pause", args[1:], env, stdout, stderr)
 	case "--version", "-version", "version":
 		return printVersion(stdout)
 	case "-h", "--help", "help":

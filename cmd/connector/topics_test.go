@@ -200,8 +200,8 @@ func TestTopicsPlan(t *testing.T) {
 			rows[f[0]] = f[1:]
 		}
 	}
-	if len(rows) != 20 {
-		t.Errorf("plan has %d topics, want 20:\n%s", len(rows), out)
+	if len(rows) != 21 {
+		t.Errorf("plan has %d topics, want 21:\n%s", len(rows), out)
 	}
 	tests := []struct {
 		topic string
@@ -214,6 +214,7 @@ func TestTopicsPlan(t *testing.T) {
 		{"payments.sessions", []string{"sessions", "8", "3", "2", "compact", "-", "1048588"}},
 		{"payments.webhook-events", []string{"webhook-events", "8", "3", "2", "delete", "-", "1048588"}},
 		{"payments.dead-letter", []string{"dead-letter", "6", "3", "2", "delete", "1209600000", "1114124"}},
+		{"payments.control", []string{"control", "6", "3", "2", "compact", "-", "1048588"}},
 	}
 	for _, tt := range tests {
 		if got := rows[tt.topic]; !slices.Equal(got, tt.want) {

@@ -27,7 +27,7 @@ func (p *Pipeline) awaitHealthy(ctx context.Context, s *kafka.TxnSession) bool {
 		return true
 	}
 	s.Client().PauseFetchTopics(p.topics...)
-	defer s.Client().ResumeFetchTopics(p.topics...)
+	defer p.resumeFetch(s.Client(), p.topics...) // but what an operator paused
 	p.metrics.paused.Set(1)
 	defer p.metrics.paused.Set(0)
 	p.log.Warn("api failing; paused fetching", slog.Int("threshold", p.cfg.PauseAfterFailures))

@@ -138,6 +138,11 @@ type Config struct {
 	// bucket size (default 1).
 	RateLimit float64
 	RateBurst int
+	// Paused tells which command kinds an operator paused, and whether
+	// that is known yet (control.Reader): no record of a paused kind is
+	// taken into a new batch, and no batch starts while it is not known
+	// (pause.go). Default: nothing is ever paused.
+	Paused func() (kinds []string, known bool)
 
 	Clock      Clock  // default: the real clock
 	JitterSeed uint64 // seed of the backoff jitter

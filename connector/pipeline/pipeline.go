@@ -49,6 +49,13 @@ type Pipeline struct {
 	ends     fetchEnds       // the running session's, from its fetches (Run goroutine)
 	caps     outbound.Limits // the running session's batch caps (limits.go; Run goroutine)
 	sizer    *outbound.Sizer // Config.Sizer pinned to caps (Run goroutine)
+	// opPaused are the topics the running session's fetching leaves
+	// paused for an operator's pause (pause.go; Run goroutine).
+	opPaused map[string]bool
+	// retryPausedUntil is when the retry topic, paused until its first
+	// parked command is due, is fetched again (zero: not paused so; Run
+	// goroutine).
+	retryPausedUntil time.Time
 
 	mu          sync.Mutex
 	cancelBatch context.CancelFunc // cancels the running batch (on revoke)
@@ -277,7 +284,6 @@ func (p *Pipeline) onRevoked(_ context.Context, _ *kgo.Client, rev map[string][]
 // polled ahead while the previous transaction ended (transact) is ended
 // next, before anything else is polled.
 func (p *Pipeline) runSession(ctx context.Context, s *kafka.TxnSession) error {
-	var retryPausedUntil time.Time
 	var next *running // polled ahead: ended even once ctx is done
 	// A revoke seen until now was the previous session's (its Close revokes
 	// everything): no batch of this session runs yet, and one left set would
@@ -288,6 +294,7 @@ func (p *Pipeline) runSession(ctx context.Context, s *kafka.TxnSession) error {
 	p.topicIDs = topicIDs{}
 	p.held = nil // the previous session's client consumed them; this one starts at the committed offsets
 	p.ends = fetchEnds{}
+	p.opPaused, p.retryPausedUntil = nil, time.Time{} // this session's client fetches everything
 	for ctx.Err() == nil || next != nil {
 		r := next
 		next = nil
@@ -305,9 +312,9 @@ func (p *Pipeline) runSession(ctx context.Context, s *kafka.TxnSession) error {
 			if !p.awaitHealthy(ctx, s) {
 				return nil
 			}
-			if !retryPausedUntil.IsZero() && !p.clock.Now().Before(retryPausedUntil) {
-				s.Client().ResumeFetchTopics(p.cfg.Topics.Retry)
-				retryPausedUntil = time.Time{}
+			if !p.retryPausedUntil.IsZero() && !p.clock.Now().Before(p.retryPausedUntil) {
+				p.retryPausedUntil = time.Time{}
+				p.resumeFetch(s.Client(), p.cfg.Topics.Retry) // unless an operator paused it
 			}
 			recs, err := p.pollHeld(ctx, s)
 			if err != nil {
@@ -328,7 +335,7 @@ func (p *Pipeline) runSession(ctx context.Context, s *kafka.TxnSession) error {
 		next = ahead
 		if t := b.earliestNotDue(); !t.IsZero() {
 			s.Client().PauseFetchTopics(p.cfg.Topics.Retry)
-			retryPausedUntil = t
+			p.retryPausedUntil = t
 		}
 	}
 	return nil
@@ -341,6 +348,10 @@ func (p *Pipeline) runSession(ctx context.Context, s *kafka.TxnSession) error {
 func (p *Pipeline) pollHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Record, error) {
 	if p.revokePending() {
 		p.releaseHeld(s)
+	}
+	if !p.obeyPause(s) { // the operator's pause is not known yet: take nothing
+		p.awaitPauseKnown(ctx)
+		return nil, nil
 	}
 	if len(p.held) > 0 {
 		return p.takeHeld(fetched, s)

@@ -188,9 +188,10 @@ func (p *Pipeline) releaseHeld(s *kafka.TxnSession) {
 // or after an assignment: then the attempt marks are read back first
 // (attempts.go), which is not work to do while a transaction is open; nor
 // once a topic's limit changed: the session ends after this transaction
-// (limits.go).
+// (limits.go); nor once an operator's pause moved: it is obeyed between
+// two transactions (pause.go).
 func (p *Pipeline) mayTakeAhead(ctx context.Context) bool {
-	if ctx.Err() != nil || p.assigned.Load() || p.limitsMoved() {
+	if ctx.Err() != nil || p.assigned.Load() || p.limitsMoved() || p.pauseMoved() {
 		return false
 	}
 	if bad, _ := p.health.unhealthy(); bad {

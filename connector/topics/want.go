@@ -27,6 +27,9 @@ const (
 	// Attempts holds durable "attempting" markers written before a
 	// command's first call.
 	Attempts Role = "attempts"
+	// Control holds operators' pause and resume records, one key per
+	// command kind (connector/control).
+	Control Role = "control"
 	// Periodic holds periodic publications (wallet balances, FPS banks).
 	Periodic Role = "periodic"
 )

@@ -225,10 +225,10 @@ func ConnectorTopicsLayout(t testing.TB, cl *kgo.Client, commandPartitions, sess
 
 // TopicConfigs returns the topic configurations the connector's start-up
 // check requires of the topic of a PAYSESSION_TOPIC_* variable: compaction
-// for the sessions and attempts topics, nothing for the others.
+// for the sessions, attempts and control topics, nothing for the others.
 func TopicConfigs(variable string) map[string]*string {
 	switch variable {
-	case config.Prefix + "TOPIC_SESSIONS", config.Prefix + "TOPIC_ATTEMPTS":
+	case config.Prefix + "TOPIC_SESSIONS", config.Prefix + "TOPIC_ATTEMPTS", config.Prefix + "TOPIC_CONTROL":
 		compact := "compact"
 		return map[string]*string{"cleanup.policy": &compact}
 	}

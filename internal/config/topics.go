@@ -26,6 +26,7 @@ type Topics struct {
 	DeadLetter     string `env:"DEAD_LETTER, default=payments.dead-letter" desc:"undecodable or invalid command records"`
 	WalletBalances string `env:"WALLET_BALANCES, default=payments.wallet-balances" desc:"periodic wallet balances"`
 	FPSBanks       string `env:"FPS_BANKS, default=payments.fps-banks" desc:"periodic FPS bank list"`
+	Control        string `env:"CONTROL, default=payments.control" desc:"operators' pause and resume per command kind (key command kind, compacted); written by connector pause and resume, read by every replica"`
 }
 
 // Commands returns the command topic of each command kind, keyed by the kind's

@@ -33,7 +33,8 @@ checks the rendered KafkaTopics against the Go plan, so keep the two in step.
   (list "SESSION_UPDATES" "payments.sessions.updates" "session-updates")
   (list "SESSIONS" "payments.sessions" "sessions")
   (list "WEBHOOK_EVENTS" "payments.webhook-events" "webhook-events")
-  (list "DEAD_LETTER" "payments.dead-letter" "dead-letter") -}}
+  (list "DEAD_LETTER" "payments.dead-letter" "dead-letter")
+  (list "CONTROL" "payments.control" "control") -}}
 {{- if not (has (get $env "PAYSESSION_PUBLISH_WALLET_BALANCE_INTERVAL" | default "0") (list "0" "0s")) }}
 {{- $rows = append $rows (list "WALLET_BALANCES" "payments.wallet-balances" "periodic") }}
 {{- end }}
@@ -50,7 +51,7 @@ checks the rendered KafkaTopics against the Go plan, so keep the two in step.
   role: {{ $role }}
   partitions: {{ ternary $sessionPartitions $s.partitions (has $role (list "session-updates" "sessions" "webhook-events")) }}
   config:
-    cleanup.policy: {{ ternary "compact" "delete" (has $role (list "sessions" "attempts")) }}
+    cleanup.policy: {{ ternary "compact" "delete" (has $role (list "sessions" "attempts" "control")) }}
     min.insync.replicas: {{ $s.minInsyncReplicas }}
     max.message.bytes: {{ $bytes }}
     {{- if has $role (list "retry" "dead-letter") }}

@@ -106,7 +106,7 @@ func TestTopicsApplyVerify(t *testing.T) {
 
 	t.Run("verify after apply is clean", func(t *testing.T) {
 		code, out, errOut := runTopicsCmd(t, env, append([]string{"verify"}, flags...)...)
-		if code != exitOK || !strings.Contains(out, "20 topics as planned") {
+		if code != exitOK || !strings.Contains(out, "21 topics as planned") {
 			t.Fatalf("verify: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
 		if code, out, errOut := runTopicsCmd(t, env, append([]string{"apply"}, flags...)...); code != exitOK || strings.Contains(out, "created") {

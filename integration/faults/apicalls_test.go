@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/paysession/paysession/internal/paysim"
 )
@@ -23,6 +24,7 @@ type APICalls struct {
 
 	mu     sync.Mutex
 	perKey map[string]int
+	last   time.Time     // when the last request with a key arrived
 	held   chan struct{} // closed by Release; nil when not held
 }
 
@@ -54,6 +56,7 @@ func StartAPICalls(t testing.TB, target string) *APICalls {
 		if key := r.Header.Get(paysim.HeaderIdempotency); key != "" {
 			a.mu.Lock()
 			a.perKey[key]++
+			a.last = time.Now()
 			a.mu.Unlock()
 		}
 		proxy.ServeHTTP(w, r)
@@ -112,4 +115,12 @@ func (a *APICalls) Most(cmds []Command) (key string, most, total int) {
 		}
 	}
 	return key, most, total
+}
+
+// Last returns when the last request with an idempotency key (a command's
+// call) arrived; zero before any.
+func (a *APICalls) Last() time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.last
 }

@@ -247,4 +247,16 @@
 //     for ps_999999. Pass: every record one result, every valid payout
 //     answered within 10 s of its produce (two batch deadlines), false wh
 //     0, every webhook the sandbox sent delivered.
+//   - 12 (pause_test.go, issue 40): two connector processes; 90 payouts
+//     (full: 1,500) in thirds: the first with webhook deliveries refused;
+//     the second produced with their API calls held at the counting proxy
+//     while `connector pause` (the binary) writes the control topic, then
+//     released once both replicas' /readyz (200) names the pause; the last
+//     produced while paused, replica 2 SIGKILLed and restarted (it must
+//     come back paused), and the refused webhooks delivered (answered 200,
+//     published) while paused. Pass: no payout of the last third sent
+//     before `connector resume`, no command's API call later than the
+//     bound after the pause (answered s: the last call's delay; bound s:
+//     0.5 s + two batch deadlines), every payout accepted once after the
+//     resume, nothing executed twice.
 package faults

@@ -37,6 +37,21 @@ func produce(t *testing.T, opts []kgo.Opt, kind string, r Record) {
 	}
 }
 
+// runUntilKnown runs r until the test ends and waits until its state is
+// known.
+func runUntilKnown(t *testing.T, r *Reader) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-r.Known():
+	case <-time.After(10 * time.Second):
+		t.Fatal("state never known")
+	}
+}
+
 func pausedKinds(r *Reader) []string {
 	state, _ := r.Paused()
 	var out []string
@@ -65,15 +80,7 @@ func TestReaderFollowsTheLatestRecordOfEachKind(t *testing.T) {
 	if _, known := r.Paused(); known {
 		t.Fatal("state known before anything was read")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-r.Known():
-	case <-time.After(10 * time.Second):
-		t.Fatal("state never known")
-	}
+	runUntilKnown(t, r)
 	state, _ := r.Paused()
 	if got := pausedKinds(r); !slices.Equal(got, []string{"capture"}) {
 		t.Fatalf("paused %v, want [capture]", got)
@@ -105,15 +112,7 @@ func TestReaderEmptyTopicIsKnown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-r.Known():
-	case <-time.After(10 * time.Second):
-		t.Fatal("state never known")
-	}
+	runUntilKnown(t, r)
 	if got := pausedKinds(r); len(got) != 0 {
 		t.Errorf("paused %v, want none", got)
 	}

@@ -67,3 +67,18 @@ func padding(a config.API) (signing.Padding, error) {
 	}
 	return pad, nil
 }
+
+// LoadKeys loads every key file cfg names as a start does — the private key
+// of each project and, with the webhook endpoint on, the service's public
+// keys — and returns the first that does not load, naming its variable:
+// the check `connector check` makes before a start.
+func LoadKeys(cfg *config.Config) error {
+	if _, _, err := signers(cfg, signing.NewGate(1)); err != nil {
+		return err
+	}
+	if cfg.Webhook.Enabled {
+		_, err := webhookVerifier(cfg.API)
+		return err
+	}
+	return nil
+}

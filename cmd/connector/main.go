@@ -5,6 +5,7 @@
 //	connector run       production: configuration from PAYSESSION_* variables
 //	connector demo      the whole system in one process, printing outcome events
 //	connector config    print the effective configuration, secrets redacted
+//	connector check     check everything run needs, one line per problem
 //	connector redrive   re-publish dead-letter records to their source topics
 //	connector produce   write JSON commands from stdin to a command topic
 //	connector tail      print an outcome or dead-letter topic as JSON lines

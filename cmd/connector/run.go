@@ -29,7 +29,10 @@ const usage = `Usage: connector <command> [flags]
 Commands:
   run       run the connector; configuration from PAYSESSION_* environment variables
   demo      run Kafka (in-process), the sandbox and the connector with a sample story
-  config    print the effective configuration with secrets redacted
+  config    print the effective configuration with secrets redacted;
+            config -describe: every variable with its default and meaning
+  check     check everything run needs (variables, key files, brokers, topics,
+            registry, API); one line per problem, exit 1 on any
   redrive   re-publish dead-letter records to their source topics (after a fix)
   produce   write JSON commands from stdin (one per line) to a kind's command topic
             in the configured wire format: connector produce [-key K] <kind>
@@ -68,7 +71,12 @@ func runWithInput(ctx context.Context, args []string, getenv func(string) string
 	case "demo":
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "config":
+		if len(args) > 1 && (args[1] == "-describe" || args[1] == "--describe") {
+			return describeConfig(stdout)
+		}
 		return printConfig(ctx, env, stdout, stderr)
+	case "check":
+		return runCheck(ctx, args[1:], env, os.Environ(), stdout, stderr)
 	case "redrive":
 		return runRedrive(ctx, args[1:], env, stdout, stderr)
 	case "produce":

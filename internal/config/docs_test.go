@@ -2,7 +2,6 @@ package config_test
 
 import (
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,14 +16,7 @@ var update = flag.Bool("update", false, "rewrite testdata/variables.md from conf
 // table) in step with the code; refresh with go test -run VariablesDoc -update.
 func TestVariablesDoc(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("| variable | default | meaning |\n|---|---|---|\n")
-	for _, v := range config.Variables() {
-		def := v.Default
-		if def != "" {
-			def = "`" + def + "`"
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.Name, def, v.Description)
-	}
+	b.WriteString(config.VariablesTable())
 	golden := filepath.Join("testdata", "variables.md")
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {

@@ -90,3 +90,19 @@ func (c *Config) Redacted() string {
 	}
 	return b.String()
 }
+
+// VariablesTable is every variable as a Markdown table of name, default and
+// meaning: the README's configuration table and `connector config
+// -describe`, so the documentation travels with the binary.
+func VariablesTable() string {
+	var b strings.Builder
+	b.WriteString("| variable | default | meaning |\n|---|---|---|\n")
+	for _, v := range Variables() {
+		def := v.Default
+		if def != "" {
+			def = "`" + def + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.Name, def, v.Description)
+	}
+	return b.String()
+}

@@ -171,3 +171,20 @@ func TestReadStarts(t *testing.T) {
 		})
 	}
 }
+
+// TestFindMissingTopic: a topic of the configuration that does not exist
+// is an error, not an empty answer.
+func TestFindMissingTopic(t *testing.T) {
+	_, reader, topics := cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	dec, err := kit.NewDecoder(kit.DecoderConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	topics.Retry = "no.such.retry.topic"
+	lines, err := lookup.Find(ctx, lookup.Config{Topics: topics, Decoder: dec, Client: reader}, "pay-0001")
+	if !errors.Is(err, lookup.ErrNoTopic) || len(lines) != 0 {
+		t.Fatalf("lines %v, err %v; want ErrNoTopic", lines, err)
+	}
+}

@@ -79,7 +79,7 @@ var packageTable = []packageRow{
 	{Pkg: "internal/codec", Owns: "Avro/JSON encoding of commands and outcomes, registry, single-object encoding, masking. " +
 		"Avro by `github.com/twmb/avro`: maintained, by franz-go's author, and its decoding is bounded in time and memory by " +
 		"the record's size (it replaced the archived `hamba/avro`, whose decoder one 189-byte command could spin forever)",
-		May: []string{"stdlib", "github.com/twmb/avro", "github.com/twmb/franz-go/pkg/sr", "schemas", "internal/sensitive", xsync},
+		May: []string{"stdlib", "github.com/twmb/avro", "github.com/twmb/franz-go/pkg/sr", "schemas", "internal/lru", "internal/sensitive", xsync},
 		Not: []string{"net/http/..."}},
 	{Pkg: "internal/config", Owns: "environment configuration and its validation (describes; does not build clients)",
 		May: []string{"stdlib", "github.com/sethvargo/go-envconfig", "internal/fields"}},

@@ -6,15 +6,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"time"
 
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/paysession/paysession/connector"
-	"github.com/paysession/paysession/connector/redrive"
-	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/config"
-	"github.com/paysession/paysession/internal/kafka"
 )
 
 // Exit codes.
@@ -135,46 +131,6 @@ func printConfig(ctx context.Context, env envconfig.Lookuper, stdout, stderr io.
 		return exitUsage
 	}
 	fmt.Fprint(stdout, cfg.Redacted())
-	return exitOK
-}
-
-func runRedrive(ctx context.Context, args []string, env envconfig.Lookuper, stdout, stderr io.Writer) int {
-	fs := newFlagSet("redrive", stderr)
-	topic := fs.String("source-topic", "", "redrive only records whose original topic is this (default: all)")
-	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	cfg, ok := loadConfig(ctx, env, stderr)
-	if !ok {
-		return exitUsage
-	}
-	opts, err := kafka.ClientOpts(cfg.Kafka)
-	if err != nil {
-		fmt.Fprintf(stderr, "connector: %v\n", err)
-		return exitUsage
-	}
-	log := connector.NewLogger(stderr, cfg.Log)
-	warnRisks(log, cfg)
-	_, dec, err := connector.NewCodecs(ctx, cfg, log)
-	if err != nil {
-		fmt.Fprintf(stderr, "connector: %v\n", err)
-		return exitFailed
-	}
-	rctx, cancel := context.WithTimeout(ctx, *timeout)
-	defer cancel()
-	n, err := redrive.Run(rctx, redrive.Config{Kafka: opts, DeadLetter: cfg.Topics.DeadLetter,
-		Logger: log, Decode: func(b []byte) (*codec.DeadLetter, error) {
-			var d codec.DeadLetter
-			return &d, dec.DecodeRecord(rctx, b, &d)
-		}, Match: func(d *codec.DeadLetter) bool {
-			return *topic == "" || d.OriginalTopic == *topic
-		}})
-	fmt.Fprintf(stdout, "redriven: %d\n", n)
-	if err != nil {
-		fmt.Fprintf(stderr, "connector: redrive: %v\n", err)
-		return exitFailed
-	}
 	return exitOK
 }
 

@@ -170,7 +170,8 @@ func TestAsyncAPIHeadersAreTheCodes(t *testing.T) {
 		header.NextAttempt, header.FirstAttempt, header.Sent, header.FirstSeen,
 		header.DecodeFailures, header.Redrive, header.Lane, header.Error,
 		header.ErrorField, header.ErrorCode, header.DeadLetterValue,
-		header.DeadLetterOriginalSize, header.DeadLetterHeaders,
+		header.DeadLetterOriginalSize, header.DeadLetterHeaders, header.RedriveCount, header.Redriven,
+		header.ConnectTopic, header.ConnectPartition, header.ConnectOffset, header.ConnectMessage,
 		ingress.HeaderEventID, ingress.HeaderWebhookType,
 		reconcile.HeaderWarning, reconcile.HeaderConfirmDeadline, reconcile.HeaderAgeFrom,
 		// The session writer's own request header on the updates topic.
@@ -210,6 +211,7 @@ func TestAsyncAPIHeadersAreTheCodes(t *testing.T) {
 		{kit.HeaderDeadLetterOriginalSize, header.DeadLetterOriginalSize},
 		{kit.HeaderRecordTime, header.RecordTime},
 		{kit.HeaderRedrive, header.Redrive},
+		{kit.HeaderRedriven, header.Redriven},
 	}
 	for _, p := range pairs {
 		if p[0] != p[1] {

@@ -39,6 +39,9 @@ const (
 	HeaderRecordTime = "paysession-record-time"
 	// HeaderRedrive, on a redriven command, names its dead letter.
 	HeaderRedrive = "paysession-redrive"
+	// HeaderRedriven marks a redrive marker on the dead-letter topic (a
+	// record with no value, not a dead letter): skip such records.
+	HeaderRedriven = "paysession-redriven"
 )
 
 // Warnings of HeaderWarning.

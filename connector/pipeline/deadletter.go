@@ -75,17 +75,27 @@ func deadLetterOf(out *outcome, l protectedLetter, now time.Time) *codec.DeadLet
 }
 
 // deadLetterHeaders are the error and protection headers on a dead-letter
-// record.
+// record, Kafka Connect's dead-letter headers beside them, and the
+// command's redrive count carried on (redrive stops a command that loops).
 func deadLetterHeaders(out *outcome, protection codec.ValueProtection) []kgo.RecordHeader {
+	message := codec.Scrub(truncate(out.verdict.Description, maxDescription))
+	src := out.in.src
 	hs := []kgo.RecordHeader{
 		header.New(header.ErrorCode, out.verdict.Code),
-		header.New(header.Error, codec.Scrub(truncate(out.verdict.Description, maxDescription))),
+		header.New(header.Error, message),
 		header.New(header.Kind, out.in.kind),
 		header.NewInt(header.RecordTime, out.in.recordTime.UnixMilli()),
 		header.New(header.DeadLetterValue, string(protection)),
+		header.New(header.ConnectTopic, src.Topic),
+		header.NewInt(header.ConnectPartition, int64(src.Partition)),
+		header.NewInt(header.ConnectOffset, src.Offset),
+		header.New(header.ConnectMessage, message),
 	}
 	if out.verdict.Field != "" {
 		hs = append(hs, header.New(header.ErrorField, out.verdict.Field))
+	}
+	if n, ok := header.Int(out.in.rec, header.RedriveCount); ok {
+		hs = append(hs, header.NewInt(header.RedriveCount, n))
 	}
 	return hs
 }

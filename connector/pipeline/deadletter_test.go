@@ -3,9 +3,12 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/redrive"
@@ -115,6 +118,59 @@ func TestDeadLetterMaskedAndRedrivenFromSource(t *testing.T) {
 	}
 	if in := newInbound(again, "init_payment", false); !in.recordTime.Equal(written) {
 		t.Errorf("redriven record time %v; want %v", in.recordTime, written)
+	}
+	assertConnectHeaders(t, letter, cmd)
+
+	// The redriven command fails again: its dead letter carries the redrive
+	// count on, and redrive stops at MaxRedrives.
+	stop = env.start(t, &fakeAPI{}, func(c *Config) {
+		c.Decoder, c.Encoder, c.Clock = dec, avroEncoder{}, &fakeClock{now: written.Add(time.Hour)}
+		c.Registerer = prometheus.NewRegistry() // the first pipeline's metrics stay registered
+	})
+	env.consume(t, env.topics.Results, 2)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	var second *kgo.Record
+	for _, r := range env.consume(t, env.topics.DeadLetter, 3) { // the first letter, its marker, the second
+		if r.Offset != letter.Offset && !redrive.IsMarker(r) {
+			second = r
+		}
+	}
+	if second == nil {
+		t.Fatal("no second dead letter")
+	}
+	if n, _ := header.Int(second, header.RedriveCount); n != 1 {
+		t.Errorf("second dead letter's %s = %d; want 1", header.RedriveCount, n)
+	}
+	for _, r := range env.consume(t, src, 2) {
+		if _, redriven := header.Get(r, header.Redrive); redriven {
+			assertConnectHeaders(t, second, r)
+		}
+	}
+	cfg.MaxRedrives = 1
+	var re *redrive.Error
+	if n, err := redrive.Run(ctx, cfg); n != 0 || !errors.As(err, &re) || len(re.Skipped) != 1 {
+		t.Errorf("redrive past MaxRedrives = %d, %v; want the letter skipped", n, err)
+	}
+}
+
+// assertConnectHeaders checks Kafka Connect's dead-letter headers on a
+// letter of the command cmd: its position and the error, without card data.
+func assertConnectHeaders(t *testing.T, letter, cmd *kgo.Record) {
+	t.Helper()
+	msg, _ := header.Get(letter, header.Error)
+	want := map[string]string{header.ConnectTopic: cmd.Topic, header.ConnectPartition: fmt.Sprint(cmd.Partition),
+		header.ConnectOffset: fmt.Sprint(cmd.Offset), header.ConnectMessage: msg}
+	for k, v := range want {
+		if got, _ := header.Get(letter, k); got != v || got == "" {
+			t.Errorf("%s = %q; want %q", k, got, v)
+		}
+	}
+	for _, h := range letter.Headers {
+		if bytes.Contains(h.Value, []byte(dlPAN)) || bytes.Contains(h.Value, []byte(dlCode)) {
+			t.Errorf("header %s holds card data", h.Key)
+		}
 	}
 }
 

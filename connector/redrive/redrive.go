@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -22,31 +21,38 @@ type Config struct {
 	Kafka []kgo.Opt
 	// DeadLetter is the dead-letter topic (required).
 	DeadLetter string
-	// GroupID remembers how far redrive got, so a record is redriven once
-	// (default "paysession-redrive").
-	GroupID string
-	// TransactionalID makes the re-publish and the group's progress one
-	// transaction (default GroupID).
+	// TransactionalID of the transactions that re-publish letters (default
+	// "paysession-redrive"). A run fences the earlier runs of its ID before
+	// it reads the markers, so two runs never redrive one letter twice.
 	TransactionalID string
 	// Decode decodes a dead-letter record's value (required).
 	Decode func(value []byte) (*codec.DeadLetter, error)
-	// Match selects the records to redrive; others are passed over (and not
-	// offered again). Default: all.
-	Match func(*codec.DeadLetter) bool
+	// Filter selects the letters to redrive (default: all). Letters it
+	// does not select are left as they are, for a later run.
+	Filter Filter
+	// Limit is the most letters one run redrives (0: no limit).
+	Limit int
+	// MaxRedrives is how many times a command may be redriven (default
+	// 3): a letter whose command was redriven that often is skipped, so a
+	// command that keeps failing cannot loop (header.RedriveCount).
+	MaxRedrives int
+	// DryRun resolves and reports the letters without writing anything.
+	DryRun bool
+	// Report, when set, receives each selected letter and what became of it.
+	Report func(Letter)
+	// Progress, when set, receives the run's counts after each batch read.
+	Progress func(Progress)
 	// SourceTimeout bounds the read of one source record (default 10s).
 	SourceTimeout time.Duration
 	Logger        *slog.Logger
 }
 
 func (c *Config) defaults() {
-	if c.GroupID == "" {
-		c.GroupID = "paysession-redrive"
-	}
 	if c.TransactionalID == "" {
-		c.TransactionalID = c.GroupID
+		c.TransactionalID = "paysession-redrive"
 	}
-	if c.Match == nil {
-		c.Match = func(*codec.DeadLetter) bool { return true }
+	if c.MaxRedrives <= 0 {
+		c.MaxRedrives = 3
 	}
 	if c.SourceTimeout <= 0 {
 		c.SourceTimeout = 10 * time.Second
@@ -68,8 +74,45 @@ func (c Config) Validate() error {
 	if len(c.Kafka) == 0 {
 		errs = append(errs, fmt.Errorf("%s: required (at least the seed brokers)", "Kafka"))
 	}
+	if c.Limit < 0 {
+		errs = append(errs, fmt.Errorf("%s: must not be negative", "Limit"))
+	}
 	return errors.Join(errs...)
 }
+
+// Action is what a run did with a selected letter.
+type Action string
+
+// The actions of Letter.
+const (
+	Redriven        Action = "redriven"
+	WouldRedrive    Action = "would redrive" // DryRun
+	Skipped         Action = "skipped"
+	AlreadyRedriven Action = "already redriven"
+)
+
+// Letter is a selected dead letter and what the run did with it, for
+// Config.Report. It holds no value: the key is scrubbed.
+type Letter struct {
+	Partition int32 // on the dead-letter topic
+	Offset    int64
+	Key       string
+	Source    string // topic/partition/offset of the command
+	ErrorCode string
+	Action    Action
+	Reason    string // of a skip
+}
+
+// Progress counts a run's letters so far, for Config.Progress.
+type Progress struct {
+	Read     int // records of the dead-letter topic read
+	Selected int // letters the filter selected (markers and redriven ones aside)
+	Redriven int // redriven, or would be (DryRun)
+	Skipped  int
+}
+
+// errLimit ends the read at the run's Limit.
+var errLimit = errors.New("limit reached")
 
 // Run re-publishes dead-letter records to their source topics. Dead
 // letters hold a protected copy of the command (card data masked), so each
@@ -79,131 +122,242 @@ func (c Config) Validate() error {
 // still counts from when the command was first written. A source record that
 // is gone (retention) is replaced by the dead letter's own bytes only when
 // header.DeadLetterValue says they are the original; otherwise the dead letter
-// is skipped. Run processes the records present when it starts, each once
-// (the group's offsets and the re-published records commit in one
-// transaction per batch), and returns how many it re-published; skipped dead
-// letters are logged and listed in an *Error at the end. Dead letters
-// written while it runs (those its own redrives cause among them) are left
-// for the next run.
+// is skipped.
+//
+// Run reads the letters present when it starts by explicit offsets, with no
+// consumer group, and never passes over a letter: one its Filter does not
+// select is left for another run. Each re-published letter gets a redrive
+// marker in the same transaction (marker.go), and letters with a marker are
+// not redriven again. Run returns how many letters it re-published (with
+// DryRun, would); skipped dead letters are logged and listed in an *Error
+// at the end. Dead letters written while it runs (those its own redrives
+// cause among them) are left for the next run.
 func Run(ctx context.Context, cfg Config) (int, error) {
 	cfg.defaults()
 	if err := cfg.Validate(); err != nil {
 		return 0, fmt.Errorf("redrive config: %w", err)
+	}
+	var w *kgo.Client
+	if !cfg.DryRun {
+		var err error
+		if w, err = fence(ctx, cfg); err != nil {
+			return 0, err
+		}
+		defer w.Close()
 	}
 	admin, err := kgo.NewClient(cfg.Kafka...)
 	if err != nil {
 		return 0, fmt.Errorf("redrive admin client: %w", err)
 	}
 	defer admin.Close()
-	adm := kadm.NewClient(admin)
-	scope, err := scopeOf(ctx, adm, cfg.Kafka, cfg.DeadLetter)
+	scope, err := scopeOf(ctx, kadm.NewClient(admin), cfg.Kafka, cfg.DeadLetter)
 	if err != nil {
 		return 0, err
 	}
-	var assigned atomic.Bool
-	opts := append(append([]kgo.Opt{}, cfg.Kafka...), kgo.ConsumerGroup(cfg.GroupID),
-		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { assigned.Store(true) }),
-		kgo.ConsumeTopics(cfg.DeadLetter), kgo.TransactionalID(cfg.TransactionalID),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	s, err := kgo.NewGroupTransactSession(opts...)
+	done, err := redrivenLetters(ctx, cfg.Kafka, cfg.DeadLetter, scope)
 	if err != nil {
-		return 0, fmt.Errorf("redrive session: %w", err)
+		return 0, err
 	}
-	defer s.Close()
-	n, skipped := 0, &Error{}
-	for !scope.done(s, cfg.DeadLetter) {
-		pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		recs := s.PollRecords(pctx, 500).Records()
-		cancel()
-		if ctx.Err() != nil {
-			return n, ctx.Err()
-		}
-		if len(recs) == 0 {
-			if assigned.Load() {
-				break // idle: only transaction markers (or nothing) left
-			}
+	r := &run{cfg: cfg, w: w, done: done, src: newSourceReader(cfg.Kafka, cfg.SourceTimeout), skipped: &Error{}}
+	err = readLetters(ctx, cfg.Kafka, cfg.DeadLetter, scope, func(recs []*kgo.Record) error { return r.batch(ctx, recs) })
+	if err != nil && !errors.Is(err, errLimit) {
+		return r.Redriven, err
+	}
+	if len(r.skipped.Skipped) > 0 {
+		return r.Redriven, r.skipped
+	}
+	return r.Redriven, nil
+}
+
+// fence starts the transactional client of a run. Initializing its
+// producer id aborts an earlier run's open transaction and fences that run,
+// so the markers read next are all there will be.
+func fence(ctx context.Context, cfg Config) (*kgo.Client, error) {
+	w, err := kgo.NewClient(append(append([]kgo.Opt{}, cfg.Kafka...), kgo.TransactionalID(cfg.TransactionalID))...)
+	if err != nil {
+		return nil, fmt.Errorf("redrive producer: %w", err)
+	}
+	if _, _, err := w.ProducerID(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("redrive producer id: %w", err)
+	}
+	return w, nil
+}
+
+// run is the state of one Run across its batches.
+type run struct {
+	Progress
+	cfg     Config
+	w       *kgo.Client // nil in a dry run
+	done    map[letterAt]bool
+	src     *sourceReader
+	skipped *Error
+}
+
+// candidate is a selected letter and the record that redrives it.
+type candidate struct {
+	letter Letter
+	dl     *codec.DeadLetter
+	rec    *kgo.Record // the dead letter
+	out    *kgo.Record // its redrive
+}
+
+// batch handles the records of one poll: it selects the letters, resolves
+// them and re-publishes them in one transaction with their markers.
+func (r *run) batch(ctx context.Context, recs []*kgo.Record) error {
+	var cands []candidate
+	var stop error
+	for _, rec := range recs {
+		r.Read++
+		c, ok := r.selectLetter(rec)
+		if !ok {
 			continue
 		}
-		src := newSourceReader(cfg.Kafka, cfg.SourceTimeout)
-		m, err := redriveBatch(ctx, s, cfg, src, recs, skipped)
-		if err != nil {
-			return n, err
+		if r.cfg.Limit > 0 && r.Selected >= r.cfg.Limit {
+			stop = errLimit
+			break
 		}
-		n += m
+		r.Selected++
+		if err := r.resolve(ctx, &c); err != nil {
+			return err
+		}
+		cands = append(cands, c)
 	}
-	if len(skipped.Skipped) > 0 {
-		return n, skipped
+	if err := r.publish(ctx, cands); err != nil {
+		return err
 	}
-	return n, nil
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(r.Progress)
+	}
+	return stop
 }
 
-// redriveBatch re-publishes one polled batch in one transaction. The source
-// records are read first, so the transaction spans only the produce. Dead
-// letters that cannot be redriven are added to skipped; their offsets commit
-// with the batch (running again cannot help them).
-func redriveBatch(ctx context.Context, s *kgo.GroupTransactSession, cfg Config, src *sourceReader,
-	recs []*kgo.Record, skipped *Error) (int, error) {
+// selectLetter decodes a record of the dead-letter topic and reports
+// whether the run redrives it: a dead letter the filter selects that no
+// marker names. A letter already redriven is reported as such.
+func (r *run) selectLetter(rec *kgo.Record) (candidate, bool) {
+	if IsMarker(rec) {
+		return candidate{}, false
+	}
+	dl, err := r.cfg.Decode(rec.Value)
+	if err != nil {
+		r.cfg.Logger.Warn("undecodable dead letter left", slog.Int("partition", int(rec.Partition)),
+			slog.Int64("offset", rec.Offset), slog.Any("error", err))
+		return candidate{}, false
+	}
+	if !r.cfg.Filter.Matches(rec, dl) {
+		return candidate{}, false
+	}
+	code, _ := header.Get(rec, header.ErrorCode)
+	l := Letter{Partition: rec.Partition, Offset: rec.Offset, Key: codec.Scrub(string(rec.Key)), ErrorCode: code,
+		Source: fmt.Sprintf("%s/%d/%d", dl.OriginalTopic, dl.OriginalPartition, dl.OriginalOffset)}
+	if r.done[letterAt{rec.Partition, rec.Offset}] {
+		l.Action = AlreadyRedriven
+		r.report(l)
+		return candidate{}, false
+	}
+	return candidate{letter: l, dl: dl, rec: rec}, true
+}
+
+// resolve finds the record that redrives c, or why c is skipped. An error
+// is transient (the source could not be read): the run stops.
+func (r *run) resolve(ctx context.Context, c *candidate) error {
+	count := redriveCount(c.rec)
+	if count >= int64(r.cfg.MaxRedrives) {
+		c.letter.Action, c.letter.Reason = Skipped, fmt.Sprintf("redriven %d times already (the limit)", count)
+		return nil
+	}
+	dl := c.dl
+	orig, err := r.src.read(ctx, dl)
+	switch {
+	case err == nil:
+		c.out = redriveFromSource(dl, orig)
+		if n, ok := header.Int(orig, header.RedriveCount); ok && n > count {
+			count = n
+		}
+	case !errors.Is(err, errSourceUnavailable):
+		return fmt.Errorf("read source of dead letter %s: %w", c.letter.Source, err)
+	case deadLetterProtection(c.rec) == codec.ValueOriginal:
+		r.cfg.Logger.Info("source record unavailable; redriving the dead letter's original bytes",
+			slog.String("source", c.letter.Source), slog.Any("reason", err))
+		c.out = redriveRecord(dl)
+	default:
+		c.letter.Action = Skipped
+		c.letter.Reason = fmt.Sprintf("%v, and the dead letter's value is %s", err, deadLetterProtection(c.rec))
+		return nil
+	}
+	if count >= int64(r.cfg.MaxRedrives) {
+		c.out, c.letter.Action, c.letter.Reason = nil, Skipped, fmt.Sprintf("redriven %d times already (the limit)", count)
+		return nil
+	}
+	c.out.Headers = append(c.out.Headers, header.NewInt(header.RedriveCount, count+1))
+	c.letter.Action = Redriven
+	if r.cfg.DryRun {
+		c.letter.Action = WouldRedrive
+	}
+	return nil
+}
+
+// redriveCount is how many times the command of a dead letter was
+// redriven, as the pipeline carried it to the letter.
+func redriveCount(r *kgo.Record) int64 {
+	n, _ := header.Int(r, header.RedriveCount)
+	return n
+}
+
+// publish re-publishes the resolved letters of a batch and their markers in
+// one transaction (nothing in a dry run), then reports every letter.
+func (r *run) publish(ctx context.Context, cands []candidate) error {
 	var out []*kgo.Record
-	var skips []SkippedDeadLetter
-	for _, r := range recs {
-		rec, skip, err := resolveDeadLetter(ctx, cfg, src, r)
-		switch {
-		case err != nil:
-			return 0, err
-		case skip != nil:
-			skips = append(skips, *skip)
-		case rec != nil:
-			out = append(out, rec)
+	for _, c := range cands {
+		if c.out != nil {
+			out = append(out, c.out, markerOf(c.rec))
 		}
 	}
-	if err := s.Begin(); err != nil {
-		return 0, fmt.Errorf("begin redrive transaction: %w", err)
+	if len(out) > 0 && !r.cfg.DryRun {
+		if err := r.transact(ctx, out); err != nil {
+			return err
+		}
 	}
-	err := s.ProduceSync(ctx, out...).FirstErr()
-	committed, endErr := s.End(context.WithoutCancel(ctx), kgo.TransactionEndTry(err == nil))
+	for _, c := range cands {
+		switch c.letter.Action {
+		case Skipped:
+			r.Skipped++
+			r.skipped.Skipped = append(r.skipped.Skipped, SkippedDeadLetter{Topic: c.dl.OriginalTopic,
+				Partition: c.dl.OriginalPartition, Offset: c.dl.OriginalOffset, Reason: c.letter.Reason})
+			r.cfg.Logger.Error("dead letter not redriven", slog.String("source", c.letter.Source),
+				slog.String("reason", c.letter.Reason))
+		default:
+			r.Redriven++
+		}
+		r.report(c.letter)
+	}
+	return nil
+}
+
+// transact produces records in one transaction.
+func (r *run) transact(ctx context.Context, out []*kgo.Record) error {
+	if err := r.w.BeginTransaction(); err != nil {
+		return fmt.Errorf("begin redrive transaction: %w", err)
+	}
+	err := r.w.ProduceSync(ctx, out...).FirstErr()
+	if err != nil {
+		r.w.AbortBufferedRecords(context.WithoutCancel(ctx)) //nolint:errcheck // the produce error is the one to report
+	}
+	endErr := r.w.EndTransaction(context.WithoutCancel(ctx), kgo.TransactionEndTry(err == nil))
 	switch {
 	case err != nil:
-		return 0, fmt.Errorf("redrive produce: %w", err)
+		return fmt.Errorf("redrive produce: %w", err)
 	case endErr != nil:
-		return 0, fmt.Errorf("redrive commit (outcome unknown): %w", endErr)
-	case !committed:
-		return 0, errors.New("redrive transaction aborted (rebalance); run again")
+		return fmt.Errorf("redrive commit (outcome unknown): %w", endErr)
 	}
-	skipped.Skipped = append(skipped.Skipped, skips...)
-	return len(out), nil
+	return nil
 }
 
-// resolveDeadLetter returns the record that redrives one dead letter, or why
-// it is skipped, or nil for a letter passed over (undecodable, not matched).
-// An error is transient (the source could not be read): the batch stops.
-func resolveDeadLetter(ctx context.Context, cfg Config, src *sourceReader, r *kgo.Record) (*kgo.Record, *SkippedDeadLetter, error) {
-	dl, err := cfg.Decode(r.Value)
-	if err != nil {
-		cfg.Logger.Warn("undecodable dead letter passed over", slog.Int64("offset", r.Offset), slog.Any("error", err))
-		return nil, nil, nil
+func (r *run) report(l Letter) {
+	if r.cfg.Report != nil {
+		r.cfg.Report(l)
 	}
-	if !cfg.Match(dl) {
-		return nil, nil, nil
-	}
-	at := slog.Group("source", slog.String("topic", dl.OriginalTopic),
-		slog.Int("partition", int(dl.OriginalPartition)), slog.Int64("offset", dl.OriginalOffset))
-	orig, err := src.read(ctx, dl)
-	if err == nil {
-		return redriveFromSource(dl, orig), nil, nil
-	}
-	if !errors.Is(err, errSourceUnavailable) {
-		return nil, nil, fmt.Errorf("read source of dead letter %s/%d/%d: %w",
-			dl.OriginalTopic, dl.OriginalPartition, dl.OriginalOffset, err)
-	}
-	protection := deadLetterProtection(r)
-	if protection == codec.ValueOriginal {
-		cfg.Logger.Info("source record unavailable; redriving the dead letter's original bytes", at, slog.Any("reason", err))
-		return redriveRecord(dl), nil, nil
-	}
-	skip := &SkippedDeadLetter{Topic: dl.OriginalTopic, Partition: dl.OriginalPartition, Offset: dl.OriginalOffset,
-		Reason: fmt.Sprintf("%v, and the dead letter's value is %s", err, protection)}
-	cfg.Logger.Error("dead letter not redriven", at, slog.String("reason", skip.Reason))
-	return nil, skip, nil
 }
 
 // redriveFromSource rebuilds a command record from its source record: the
@@ -224,7 +378,7 @@ func redriveFromSource(dl *codec.DeadLetter, src *kgo.Record) *kgo.Record {
 func redriveRecord(dl *codec.DeadLetter) *kgo.Record {
 	r := &kgo.Record{Topic: dl.OriginalTopic, Key: dl.OriginalKey, Value: dl.OriginalValue}
 	for _, h := range dl.OriginalHeaders {
-		if h.Key != header.RecordTime {
+		if !header.Owned(h.Key) {
 			r.Headers = append(r.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
 		}
 	}
@@ -260,8 +414,9 @@ type SkippedDeadLetter struct {
 	Reason    string
 }
 
-// Error lists the dead letters Run skipped: their source record
-// is gone and the dead letter holds only a masked or withheld value.
+// Error lists the dead letters Run skipped: their source record is gone and
+// the dead letter holds only a masked or withheld value, or their command
+// was redriven Config.MaxRedrives times.
 type Error struct {
 	Skipped []SkippedDeadLetter
 }

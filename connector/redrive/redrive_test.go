@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -160,8 +161,10 @@ func TestRedriveSourceGone(t *testing.T) {
 			t.Errorf("error does not name %s", want)
 		}
 	}
-	if n, err := Run(ctx, cfg); err != nil || n != 0 {
-		t.Fatalf("second Run = %d, %v; want 0 (each record once)", n, err)
+	// Nothing is passed over: a second run redrives none again and names
+	// the same two letters it cannot redrive.
+	if n, err := Run(ctx, cfg); n != 0 || !errors.As(err, &re) || len(re.Skipped) != 2 {
+		t.Fatalf("second Run = %d, %v; want 0 (each record once) and the 2 skipped again", n, err)
 	}
 	got := map[string]string{}
 	for _, r := range harness.ReadCommitted(t, seeds, src, 4) {
@@ -172,4 +175,84 @@ func TestRedriveSourceGone(t *testing.T) {
 			t.Errorf("%s: redriven %q; want the dead letter's bytes", l.key, got[l.key])
 		}
 	}
+}
+
+// letterRecord is a dead letter of key k holding its original bytes, with
+// extra headers.
+func letterRecord(t *testing.T, k string, offset int64, hs ...kgo.RecordHeader) *kgo.Record {
+	t.Helper()
+	at := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	v, err := codec.EncodeSingleObject(&codec.DeadLetter{OriginalTopic: src, OriginalOffset: offset,
+		OriginalKey: []byte(k), OriginalValue: []byte(`{"session_id":"ps_1"}`), OriginalTimestamp: &at,
+		Error: "invalid", FailedAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &kgo.Record{Topic: deadLetter, Partition: 0, Key: []byte(k), Value: v,
+		Headers: append([]kgo.RecordHeader{header.New(header.DeadLetterValue, string(codec.ValueOriginal))}, hs...)}
+}
+
+// TestRedriveRuns: a dry run writes nothing, Limit stops a run whose rest
+// the next run takes, and a letter whose command was redriven MaxRedrives
+// times is skipped while the others carry their count on.
+func TestRedriveRuns(t *testing.T) {
+	seeds := newCluster(t)
+	produce(t, seeds,
+		letterRecord(t, "key-a", 100),
+		letterRecord(t, "key-b", 101, header.NewInt(header.RedriveCount, 1)),
+		letterRecord(t, "key-c", 102),
+		letterRecord(t, "key-looped", 103, header.NewInt(header.RedriveCount, 3)))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var reported []Letter
+	var last Progress
+	cfg := Config{Kafka: []kgo.Opt{kgo.SeedBrokers(seeds...)}, DeadLetter: deadLetter, Decode: decodeLetter(t),
+		SourceTimeout: 5 * time.Second, Report: func(l Letter) { reported = append(reported, l) },
+		Progress: func(p Progress) { last = p }}
+	var re *Error
+
+	dry := cfg
+	dry.DryRun = true
+	if n, err := Run(ctx, dry); n != 3 || !errors.As(err, &re) || len(re.Skipped) != 1 || re.Skipped[0].Offset != 103 {
+		t.Fatalf("dry run = %d, %v; want 3 and key-looped skipped", n, err)
+	}
+	if reported[0].Action != WouldRedrive || reported[0].Key != "key-a" || last.Read != 4 || last.Redriven != 3 {
+		t.Errorf("dry run reported %+v, progress %+v", reported, last)
+	}
+	if got := endOffset(t, seeds, src) + endOffset(t, seeds, deadLetter); got != 4 {
+		t.Fatalf("dry run wrote: %d records on the topics; want the 4 letters only", got)
+	}
+
+	limited := cfg
+	limited.Limit = 2
+	if n, err := Run(ctx, limited); n != 2 || err != nil {
+		t.Fatalf("limited run = %d, %v; want 2", n, err)
+	}
+	if n, err := Run(ctx, cfg); n != 1 || !errors.As(err, &re) || len(re.Skipped) != 1 {
+		t.Fatalf("next run = %d, %v; want the 1 left and key-looped skipped", n, err)
+	}
+	counts := map[string]int64{}
+	for _, r := range harness.ReadCommitted(t, seeds, src, 3) {
+		counts[string(r.Key)], _ = header.Int(r, header.RedriveCount)
+	}
+	if want := map[string]int64{"key-a": 1, "key-b": 2, "key-c": 1}; fmt.Sprint(counts) != fmt.Sprint(want) {
+		t.Errorf("redrive counts %v; want %v", counts, want)
+	}
+}
+
+// endOffset is the sum of a topic's partitions' end offsets.
+func endOffset(t *testing.T, seeds []string, topic string) int64 {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(context.Background(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	ends.Each(func(o kadm.ListedOffset) { n += o.Offset })
+	return n
 }

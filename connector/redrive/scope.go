@@ -107,22 +107,3 @@ func (s redriveScope) last(p int32) int64 {
 	}
 	return -1
 }
-
-// done reports whether every partition's scope is committed, and pauses the
-// finished partitions so that no later dead letter is fetched.
-func (s redriveScope) done(sess *kgo.GroupTransactSession, topic string) bool {
-	committed := sess.Client().CommittedOffsets()[topic]
-	var finished []int32
-	all := true
-	for p, last := range s {
-		if last < 0 || committed[p].Offset > last {
-			finished = append(finished, p)
-		} else {
-			all = false
-		}
-	}
-	if len(finished) > 0 {
-		sess.Client().PauseFetchPartitions(map[string][]int32{topic: finished})
-	}
-	return all
-}

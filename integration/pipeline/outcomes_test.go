@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/pipeline"
+	"github.com/paysession/paysession/connector/redrive"
 	"github.com/paysession/paysession/internal/codec"
 )
 
@@ -78,7 +79,9 @@ func (o *outcomes) add(t *testing.T, topics pipeline.Topics, r *kgo.Record) {
 		}
 		o.sessions[string(r.Key)] = append(o.sessions[string(r.Key)], st)
 	case topics.DeadLetter:
-		o.dead[string(r.Key)] = append(o.dead[string(r.Key)], r)
+		if !redrive.IsMarker(r) {
+			o.dead[string(r.Key)] = append(o.dead[string(r.Key)], r)
+		}
 	}
 }
 

@@ -50,6 +50,17 @@ const (
 	// (topic/partition/offset). Only on such records, and on retry records,
 	// does RecordTime count.
 	Redrive = "paysession-redrive"
+	// Redriven marks a redrive marker on the dead-letter topic: a record
+	// with no value, written in the transaction that re-published a dead
+	// letter, naming that letter ("partition/offset" on the dead-letter
+	// topic). A redrive run skips the letters a marker names, so each is
+	// redriven once without any consumer-group state.
+	Redriven = "paysession-redriven"
+	// RedriveCount counts how many times a command was redriven. Redrive
+	// writes it on the command it re-publishes, the pipeline carries it to
+	// the command's dead letter, and redrive refuses a letter whose count
+	// reached its limit, so a command that keeps failing cannot loop.
+	RedriveCount = "paysession-redrive-count"
 	// Lane is the lane (session) of a parked command, so that the set of
 	// parked commands can be rebuilt from the retry topic.
 	Lane = "paysession-lane"
@@ -58,6 +69,15 @@ const (
 	Error      = "paysession-error"
 	ErrorField = "paysession-error-field"
 	ErrorCode  = "paysession-error-code"
+	// ConnectTopic, ConnectPartition, ConnectOffset and ConnectMessage are
+	// Kafka Connect's dead-letter header names, written beside the
+	// connector's own on dead letters so that generic dead-letter viewers
+	// understand them: the source record's topic, partition and offset,
+	// and the error (scrubbed, as Error).
+	ConnectTopic     = "__connect.errors.topic"
+	ConnectPartition = "__connect.errors.partition"
+	ConnectOffset    = "__connect.errors.offset"
+	ConnectMessage   = "__connect.errors.exception.message"
 	// DeadLetterValue says what a dead letter's original_value holds:
 	// "original" (the command's bytes), "masked" (card numbers keep bin and
 	// last4, security codes are "***"; masked header values count too) or
@@ -85,7 +105,8 @@ func Owned(k string) bool {
 	switch k {
 	case RecordTime, Key, Kind, SourceTopic, SourcePartition, SourceOffset, Attempts, NextAttempt,
 		FirstAttempt, Sent, Error, ErrorField, ErrorCode, Lane, DeadLetterValue, FirstSeen,
-		DecodeFailures, Redrive, DeadLetterOriginalSize, DeadLetterHeaders, Withheld:
+		DecodeFailures, Redrive, Redriven, RedriveCount, DeadLetterOriginalSize, DeadLetterHeaders, Withheld,
+		ConnectTopic, ConnectPartition, ConnectOffset, ConnectMessage:
 		return true
 	}
 	return false

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"github.com/paysession/paysession/connector"
+	"github.com/paysession/paysession/connector/redrive"
+	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/kafka"
+)
+
+// runRedrive is `connector redrive`: re-publish the selected dead letters
+// to their source topics, or with -dry-run print what it would redrive.
+func runRedrive(ctx context.Context, args []string, env envconfig.Lookuper, stdout, stderr io.Writer) int {
+	fs := newFlagSet("redrive", stderr)
+	var f redrive.Filter
+	fs.StringVar(&f.SourceTopic, "source-topic", "", "redrive only letters whose original topic is this (default: all)")
+	fs.StringVar(&f.Key, "key", "", "redrive only the letters of this idempotency key")
+	codes := fs.String("error-code", "", "redrive only letters with one of these error codes (comma-separated)")
+	since := timeFlag(fs, &f.Since, "since", "redrive only letters written at or after this time (RFC 3339, or a duration ago: 2h)")
+	until := timeFlag(fs, &f.Until, "until", "redrive only letters written before this time (RFC 3339, or a duration ago)")
+	limit := fs.Int("limit", 0, "redrive at most this many letters (0: no limit)")
+	maxRedrives := fs.Int("max-redrives", 3, "skip a letter whose command was already redriven this many times")
+	dryRun := fs.Bool("dry-run", false, "print what would be redriven; write nothing")
+	every := fs.Int("progress-every", 1000, "print progress to stderr every this many dead-letter records read")
+	interval := fs.Duration("progress-interval", 10*time.Second, "print progress to stderr at least this often")
+	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *codes != "" {
+		f.ErrorCodes = strings.Split(*codes, ",")
+	}
+	now := time.Now()
+	since.resolve(now)
+	until.resolve(now)
+	cfg, ok := loadConfig(ctx, env, stderr)
+	if !ok {
+		return exitUsage
+	}
+	opts, err := kafka.ClientOpts(cfg.Kafka)
+	if err != nil {
+		fmt.Fprintf(stderr, "connector: %v\n", err)
+		return exitUsage
+	}
+	log := connector.NewLogger(stderr, cfg.Log)
+	warnRisks(log, cfg)
+	_, dec, err := connector.NewCodecs(ctx, cfg, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "connector: %v\n", err)
+		return exitFailed
+	}
+	rctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	progress := progressPrinter(stderr, *every, *interval)
+	n, err := redrive.Run(rctx, redrive.Config{Kafka: opts, DeadLetter: cfg.Topics.DeadLetter,
+		Logger: log, Decode: func(b []byte) (*codec.DeadLetter, error) {
+			var d codec.DeadLetter
+			return &d, dec.DecodeRecord(rctx, b, &d)
+		}, Filter: f, Limit: *limit, MaxRedrives: *maxRedrives, DryRun: *dryRun,
+		Report: func(l redrive.Letter) { printLetter(stdout, l) }, Progress: progress})
+	if *dryRun {
+		fmt.Fprintf(stdout, "would redrive: %d\n", n)
+	} else {
+		fmt.Fprintf(stdout, "redriven: %d\n", n)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "connector: redrive: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// printLetter prints one selected letter as a line: what became of it,
+// where it is, its (scrubbed) key, source and error code.
+func printLetter(w io.Writer, l redrive.Letter) {
+	fmt.Fprintf(w, "%s\tdead-letter %d/%d\tkey %s\tsource %s\terror %s", l.Action, l.Partition, l.Offset, l.Key, l.Source, l.ErrorCode)
+	if l.Reason != "" {
+		fmt.Fprintf(w, "\t(%s)", l.Reason)
+	}
+	fmt.Fprintln(w)
+}
+
+// progressPrinter prints a run's progress to w when every records were
+// read since the last line or interval has passed.
+func progressPrinter(w io.Writer, every int, interval time.Duration) func(redrive.Progress) {
+	lastRead, lastAt := 0, time.Now()
+	return func(p redrive.Progress) {
+		if p.Read-lastRead < every && time.Since(lastAt) < interval {
+			return
+		}
+		lastRead, lastAt = p.Read, time.Now()
+		fmt.Fprintf(w, "redrive: read %d, selected %d, redriven %d, skipped %d\n", p.Read, p.Selected, p.Redriven, p.Skipped)
+	}
+}
+
+// timeValue is a flag of a time: RFC 3339, or a duration before the start.
+type timeValue struct {
+	t   *time.Time
+	ago time.Duration
+}
+
+func timeFlag(fs *flag.FlagSet, t *time.Time, name, usage string) *timeValue {
+	v := &timeValue{t: t}
+	fs.Var(v, name, usage)
+	return v
+}
+
+func (v *timeValue) String() string {
+	if v == nil || v.t == nil || v.t.IsZero() {
+		return ""
+	}
+	return v.t.Format(time.RFC3339)
+}
+
+func (v *timeValue) Set(s string) error {
+	if d, err := time.ParseDuration(s); err == nil {
+		v.ago = d
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return fmt.Errorf("want an RFC 3339 time or a duration: %q", s)
+	}
+	*v.t = t
+	return nil
+}
+
+// resolve turns a duration into the time that long before now.
+func (v *timeValue) resolve(now time.Time) {
+	if v.ago > 0 {
+		*v.t = now.Add(-v.ago)
+	}
+}

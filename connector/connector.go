@@ -69,7 +69,9 @@ type Connector struct {
 	pubs     *publish.Publishers
 	pipe     *pipeline.Pipeline
 	control  *control.Reader // operators' pause and resume, obeyed by pipe
-	writer   *sessionwriter.Writer
+	// controlTopic is the control topic's name (PAYSESSION_TOPIC_CONTROL).
+	controlTopic string
+	writer       *sessionwriter.Writer
 	// stopTracing flushes and releases the tracer provider (tracing.Setup).
 	stopTracing func(context.Context) error
 	// Registry holds every metric the connector exports at /metrics.
@@ -156,6 +158,7 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 		// without a rebalance.
 		groupOpts = append(groupOpts, kgo.InstanceID(instance))
 	}
+	c.controlTopic = cfg.Topics.Control
 	c.control, err = control.New(control.Config{Kafka: kafkaOpts, Topic: cfg.Topics.Control, Kinds: kindNames(),
 		Logger: c.log.With("part", "control"), Registerer: reg})
 	if err != nil {
@@ -259,6 +262,10 @@ func (c *Connector) buildOps(cfg *config.Config, o Options) error {
 	ready := NewReadiness()
 	ready.Add("kafka", func(ctx context.Context) error { return c.producer.Ping(ctx) })
 	ready.Add("group", c.pipe.GroupJoined)
+	// Ready once the control topic was read to its end: until then the
+	// pipeline takes nothing (an operator's pause may be on it). A pause
+	// itself is a detail, not unreadiness: a paused connector is healthy.
+	ready.Add("control", c.controlKnown)
 	ready.AddDetail("paused", c.pauseDetail)
 	present := topicsPresent(c.producer.Client, TopicWants(cfg))
 	ready.Add("topics", func(ctx context.Context) error { return errors.Join(c.pipe.Writable(ctx), present(ctx)) })
@@ -425,6 +432,15 @@ func (c *Connector) pausedKinds() ([]string, bool) {
 		kinds = append(kinds, k)
 	}
 	return kinds, known
+}
+
+// controlKnown is a readiness check: the control topic was read to its
+// end.
+func (c *Connector) controlKnown(context.Context) error {
+	if _, known := c.control.Paused(); !known {
+		return fmt.Errorf("control topic %s not read to its end yet: no command is taken", c.controlTopic)
+	}
+	return nil
 }
 
 // pauseDetail is the /readyz detail of an operator's pause: each paused

@@ -2,17 +2,20 @@ package faults_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"text/tabwriter"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/integration/harness/cluster"
 )
@@ -29,7 +32,8 @@ import (
 // that coordinator SIGKILLed and started again; two brokers killed for
 // CHAOS_OUTAGE (min.insync.replicas cannot be met; /readyz is polled
 // meanwhile); the coordinator disconnected from the network for
-// CHAOS_OUTAGE.
+// CHAOS_OUTAGE; the coordinator and replica 1 SIGKILLed together, both
+// started again at once.
 //
 // Each scenario's row is the oracle's (nothing executed twice, no result
 // missing or duplicate, webhooks published once, no card leak), and what
@@ -56,10 +60,11 @@ func TestChaos(t *testing.T) {
 	for _, s := range []chaosScenario{
 		{name: "c1 rolling restart", fault: rollingRestart},
 		{name: "c3 coordinator frozen", fault: coordinatorOutage(outage, "frozen", (*cluster.Node).Pause, (*cluster.Node).Unpause)},
-		{name: "c2 coordinator SIGKILL", fault: killCoordinator},
+		{name: "c2 coordinator SIGKILL", fault: killCoordinator(false)},
 		{name: "c4 two brokers down", fault: twoBrokersDown(outage), readyz: true},
 		{name: "c5 coordinator partitioned", fault: coordinatorOutage(outage, "partitioned", (*cluster.Node).Disconnect,
 			(*cluster.Node).Reconnect)},
+		{name: "c7 coordinator and replica SIGKILL", fault: killCoordinator(true)},
 	} {
 		if !t.Run(s.name, func(t *testing.T) { s.run(t, c) }) {
 			t.Logf("%s failed: the next scenarios run on a cluster that healed (in sync) first", s.name)
@@ -93,6 +98,7 @@ type chaosFault struct {
 	txnID    string        // replica 1's transactional id
 	heals    []time.Time   // when each fault ended (heal)
 	inSync   time.Duration // the longest time from a heal until every replica was in sync
+	restarts int           // connector replicas restarted after a SIGKILL
 }
 
 func (s chaosScenario) run(t *testing.T, c *cluster.Cluster) {
@@ -117,7 +123,7 @@ func (s chaosScenario) run(t *testing.T, c *cluster.Cluster) {
 	f := &chaosFault{c: c, r: r, replicas: []*Connector{r.Connector, StartConnector(t, second)},
 		txnID: r.Connector.Env["PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX"] + "-chaos-1"}
 	t.Logf("%s: rig and 2 replicas ready after %v; %d payouts over %v", s.name, time.Since(start).Round(time.Millisecond), n, span)
-	flow := startFlow(t, r, payoutsPrefixed("chaos", r.ID, 0, n), span)
+	flow, retried := startRetryingFlow(t, r, payoutsPrefixed("chaos", r.ID, 0, n), span)
 	awaitFlowExecuted(t, r, flow, 50, 2*time.Minute)
 	var poll *readyzPoll
 	if s.readyz {
@@ -132,6 +138,9 @@ func (s chaosScenario) run(t *testing.T, c *cluster.Cluster) {
 	}
 	sum.recovery = awaitAnsweredBefore(t, r, flow, healed, 5*time.Minute)
 	r.Produced = append(r.Produced, flow.wait(t)...)
+	if n := retried.Load(); n > 0 {
+		t.Logf("the flow produced %d batches again after the producer failed them", n)
+	}
 	r.Outcomes.AwaitAnswered(t, r.Produced, 5*time.Minute)
 	sum.stall = longestStall(r.Outcomes.Results(), faultStart)
 	fireWebhookRetries(t, r)
@@ -140,7 +149,8 @@ func (s chaosScenario) run(t *testing.T, c *cluster.Cluster) {
 			t.Errorf("%s: a connector replica exited; last log lines:\n%s", s.name, p.Tail(20))
 		}
 	}
-	row := Oracle(t, r, Row{Scenario: "chaos " + s.name, Seed: seed(), Kills: len(f.heals)}, acceptedOnce)
+	row := Oracle(t, r, Row{Scenario: "chaos " + s.name, Seed: seed(), Kills: len(f.heals),
+		Restarts: f.restarts}, acceptedOnce)
 	if poll != nil {
 		row.ReadyzFailed = new(Count(sum.readyz))
 	}
@@ -186,17 +196,27 @@ func coordinatorOutage(d time.Duration, what string, cut, restore func(*cluster.
 }
 
 // killCoordinator SIGKILLs the node coordinating replica 1's transactions
-// while a transaction of it is open, and starts it again at once.
-func killCoordinator(t *testing.T, f *chaosFault) {
-	n := f.coordinator(t)
-	evidence, _ := awaitOpenTransaction(t, f.r, 20*time.Second)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	must(t, n.Kill(ctx))
-	killed := time.Now()
-	t.Logf("node %d (coordinator of %s) SIGKILLed (%s)", n.ID, f.txnID, evidence)
-	must(t, n.Start(ctx))
-	f.heal(ctx, t, fmt.Sprintf("node %d started %v after its kill", n.ID, time.Since(killed).Round(time.Millisecond)))
+// while a transaction of it is open, and starts it again at once; with
+// replica, replica 1 is SIGKILLed with it and restarted once the node is.
+func killCoordinator(replica bool) func(t *testing.T, f *chaosFault) {
+	return func(t *testing.T, f *chaosFault) {
+		n := f.coordinator(t)
+		evidence, _ := awaitOpenTransaction(t, f.r, 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+		defer cancel()
+		must(t, n.Kill(ctx))
+		killed := time.Now()
+		if replica {
+			f.replicas[0].Kill()
+		}
+		t.Logf("node %d (coordinator of %s) SIGKILLed (%s), replica 1 too: %v", n.ID, f.txnID, evidence, replica)
+		must(t, n.Start(ctx))
+		if replica {
+			f.replicas[0].Restart(t)
+			f.restarts++
+		}
+		f.heal(ctx, t, fmt.Sprintf("node %d started %v after its kill", n.ID, time.Since(killed).Round(time.Millisecond)))
+	}
 }
 
 // twoBrokersDown SIGKILLs two nodes (the coordinator and one more) for d:
@@ -255,6 +275,75 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// startRetryingFlow is startFlow for a cluster under faults: each batch
+// may take up to 5 minutes (a fault lasts longer than startFlow's 60 s),
+// and a batch the rig's producer fails with a load error is produced again
+// instead of ending the flow (retried counts those). Such an error comes
+// when a node's published port accepts and at once closes connections
+// while the broker in the container is not listening yet (Docker's port
+// proxy): the client calls it neither a network error nor retriable and
+// fails the batch, which its idempotent producer does only when no request
+// of the batch is in flight, so producing it again writes no record twice.
+// A batch that failed by the deadline may have been written: it ends the
+// flow (a record written twice would show as a duplicate result).
+func startRetryingFlow(t testing.TB, r *Rig, cmds []Command, d time.Duration) (*flow, *atomic.Int64) {
+	t.Helper()
+	f := &flow{done: make(chan struct{})}
+	retried := new(atomic.Int64)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { cancel(); <-f.done })
+	ticks := max(1, int(d/(100*time.Millisecond)))
+	go func() {
+		defer close(f.done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for i, next := 1, 0; i <= ticks && next < len(cmds); i++ {
+			upto := max(next, len(cmds)*i/ticks)
+			if i == ticks {
+				upto = len(cmds)
+			}
+			out, err := produceBatch(ctx, r, cmds[next:upto])
+			for err != nil && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && retried.Load() < 100 {
+				retried.Add(1)
+				time.Sleep(500 * time.Millisecond) // a pause before producing the failed batch again
+				out, err = produceBatch(ctx, r, cmds[next:upto])
+			}
+			f.mu.Lock()
+			f.produced, f.err = append(f.produced, out...), err
+			f.mu.Unlock()
+			if err != nil {
+				return
+			}
+			next = upto
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C: // the producer's pace, not a wait for a condition
+			}
+		}
+	}()
+	return f, retried
+}
+
+// produceBatch is produceCommands with 5 minutes for the batch instead of
+// 60 s: while two nodes are down and restart, a batch waits longer.
+func produceBatch(ctx context.Context, r *Rig, cmds []Command) ([]Command, error) {
+	recs := make([]*kgo.Record, len(cmds))
+	for i, c := range cmds {
+		recs[i] = &kgo.Record{Topic: r.Topic(c.Kind), Key: []byte(c.Key), Value: []byte(c.Value)}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if err := r.Client.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		return nil, err
+	}
+	out := slices.Clone(cmds)
+	for i, rec := range recs {
+		out[i].At = Position{rec.Topic, rec.Partition, rec.Offset}
+	}
+	return out, nil
 }
 
 // awaitFlowExecuted waits until the sandbox has executed n calls, so that

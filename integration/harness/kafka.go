@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/internal/config"
@@ -148,6 +150,9 @@ func TopicWith(t testing.TB, cl *kgo.Client, partitions int32, configs map[strin
 	resp, err := adm.CreateTopic(ctx, partitions, -1, configs, name)
 	if err == nil {
 		err = resp.Err
+	}
+	if errors.Is(err, kerr.TopicAlreadyExists) {
+		err = nil // the client retried a request that had created it (a cluster under faults): the name is new
 	}
 	if err != nil {
 		t.Fatalf("create topic %s: %v", name, err)

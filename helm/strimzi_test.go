@@ -262,7 +262,6 @@ func TestStrimziUser(t *testing.T) {
 		"group/literal/payments-connector":             {"Describe", "Read"},
 		"group/literal/payments-connector-sessions":    {"Describe", "Read"},
 		"group/literal/payments-connector-reconciler":  {"Describe", "Read"},
-		"group/literal/paysession-redrive":             {"Describe", "Read"},
 		"transactionalId/prefix/payments-connector-tx": {"Describe", "Write"},
 		"transactionalId/literal/paysession-redrive":   {"Describe", "Write"},
 		"cluster//": {"IdempotentWrite"},

@@ -7,6 +7,7 @@
 //	connector config    print the effective configuration, secrets redacted
 //	connector check     check everything run needs, one line per problem
 //	connector redrive   re-publish dead-letter records to their source topics
+//	connector inspect   dead letters grouped by error code and field
 //	connector produce   write JSON commands from stdin to a command topic
 //	connector tail      print an outcome or dead-letter topic as JSON lines
 //	connector lookup    print what the topics hold of one command

@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/connector/redrive"
@@ -20,12 +22,7 @@ import (
 // to their source topics, or with -dry-run print what it would redrive.
 func runRedrive(ctx context.Context, args []string, env envconfig.Lookuper, stdout, stderr io.Writer) int {
 	fs := newFlagSet("redrive", stderr)
-	var f redrive.Filter
-	fs.StringVar(&f.SourceTopic, "source-topic", "", "redrive only letters whose original topic is this (default: all)")
-	fs.StringVar(&f.Key, "key", "", "redrive only the letters of this idempotency key")
-	codes := fs.String("error-code", "", "redrive only letters with one of these error codes (comma-separated)")
-	since := timeFlag(fs, &f.Since, "since", "redrive only letters written at or after this time (RFC 3339, or a duration ago: 2h)")
-	until := timeFlag(fs, &f.Until, "until", "redrive only letters written before this time (RFC 3339, or a duration ago)")
+	filter := filterFlags(fs, "redrive")
 	limit := fs.Int("limit", 0, "redrive at most this many letters (0: no limit)")
 	maxRedrives := fs.Int("max-redrives", 3, "skip a letter whose command was already redriven this many times")
 	dryRun := fs.Bool("dry-run", false, "print what would be redriven; write nothing")
@@ -35,37 +32,15 @@ func runRedrive(ctx context.Context, args []string, env envconfig.Lookuper, stdo
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	if *codes != "" {
-		f.ErrorCodes = strings.Split(*codes, ",")
-	}
-	now := time.Now()
-	since.resolve(now)
-	until.resolve(now)
-	cfg, ok := loadConfig(ctx, env, stderr)
-	if !ok {
-		return exitUsage
-	}
-	opts, err := kafka.ClientOpts(cfg.Kafka)
-	if err != nil {
-		fmt.Fprintf(stderr, "connector: %v\n", err)
-		return exitUsage
-	}
-	log := connector.NewLogger(stderr, cfg.Log)
-	warnRisks(log, cfg)
-	_, dec, err := connector.NewCodecs(ctx, cfg, log)
-	if err != nil {
-		fmt.Fprintf(stderr, "connector: %v\n", err)
-		return exitFailed
+	dlq, code := openDeadLetters(ctx, env, stderr)
+	if dlq == nil {
+		return code
 	}
 	rctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	progress := progressPrinter(stderr, *every, *interval)
-	n, err := redrive.Run(rctx, redrive.Config{Kafka: opts, DeadLetter: cfg.Topics.DeadLetter,
-		Logger: log, Decode: func(b []byte) (*codec.DeadLetter, error) {
-			var d codec.DeadLetter
-			return &d, dec.DecodeRecord(rctx, b, &d)
-		}, Filter: f, Limit: *limit, MaxRedrives: *maxRedrives, DryRun: *dryRun,
-		Report: func(l redrive.Letter) { printLetter(stdout, l) }, Progress: progress})
+	n, err := redrive.Run(rctx, redrive.Config{Kafka: dlq.opts, DeadLetter: dlq.topic, Logger: dlq.log,
+		Decode: dlq.decoder(rctx), Filter: filter(), Limit: *limit, MaxRedrives: *maxRedrives, DryRun: *dryRun,
+		Report: func(l redrive.Letter) { printLetter(stdout, l) }, Progress: progressPrinter(stderr, *every, *interval)})
 	if *dryRun {
 		fmt.Fprintf(stdout, "would redrive: %d\n", n)
 	} else {
@@ -76,6 +51,66 @@ func runRedrive(ctx context.Context, args []string, env envconfig.Lookuper, stdo
 		return exitFailed
 	}
 	return exitOK
+}
+
+// filterFlags defines the flags that select dead letters; the returned
+// function, called after parsing, builds the filter.
+func filterFlags(fs *flag.FlagSet, verb string) func() redrive.Filter {
+	var f redrive.Filter
+	fs.StringVar(&f.SourceTopic, "source-topic", "", verb+" only letters whose original topic is this (default: all)")
+	fs.StringVar(&f.Key, "key", "", verb+" only the letters of this idempotency key")
+	codes := fs.String("error-code", "", verb+" only letters with one of these error codes (comma-separated)")
+	since := timeFlag(fs, &f.Since, "since", verb+" only letters written at or after this time (RFC 3339, or a duration ago: 2h)")
+	until := timeFlag(fs, &f.Until, "until", verb+" only letters written before this time (RFC 3339, or a duration ago)")
+	return func() redrive.Filter {
+		if *codes != "" {
+			f.ErrorCodes = strings.Split(*codes, ",")
+		}
+		now := time.Now()
+		since.resolve(now)
+		until.resolve(now)
+		return f
+	}
+}
+
+// deadLetters is what the dead-letter subcommands need of the
+// configuration: the client options, the topic, a logger and the decoder.
+type deadLetters struct {
+	opts  []kgo.Opt
+	topic string
+	log   *slog.Logger
+	dec   *codec.Decoder
+}
+
+// openDeadLetters loads the configuration for a dead-letter subcommand
+// (its client sections: the API variables of `run` are not needed). On
+// failure it says why on stderr and returns the exit code.
+func openDeadLetters(ctx context.Context, env envconfig.Lookuper, stderr io.Writer) (*deadLetters, int) {
+	cfg, ok := loadClientConfig(ctx, env, stderr)
+	if !ok {
+		return nil, exitUsage
+	}
+	opts, err := kafka.ClientOpts(cfg.Kafka)
+	if err != nil {
+		fmt.Fprintf(stderr, "connector: %v\n", err)
+		return nil, exitUsage
+	}
+	log := connector.NewLogger(stderr, cfg.Log)
+	warnRisks(log, cfg)
+	_, dec, err := connector.NewCodecs(ctx, cfg, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "connector: %v\n", err)
+		return nil, exitFailed
+	}
+	return &deadLetters{opts: opts, topic: cfg.Topics.DeadLetter, log: log, dec: dec}, exitOK
+}
+
+// decoder decodes dead-letter values.
+func (d *deadLetters) decoder(ctx context.Context) func([]byte) (*codec.DeadLetter, error) {
+	return func(b []byte) (*codec.DeadLetter, error) {
+		var dl codec.DeadLetter
+		return &dl, d.dec.DecodeRecord(ctx, b, &dl)
+	}
 }
 
 // printLetter prints one selected letter as a line: what became of it,

@@ -30,6 +30,7 @@ Commands:
   check     check everything run needs (variables, key files, brokers, topics,
             registry, API); one line per problem, exit 1 on any
   redrive   re-publish dead-letter records to their source topics (after a fix)
+  inspect   dead letters grouped by error code and field, with counts and masked samples
   produce   write JSON commands from stdin (one per line) to a kind's command topic
             in the configured wire format: connector produce [-key K] <kind>
   tail      print the committed records of an outcome or dead-letter topic as
@@ -75,6 +76,8 @@ func runWithInput(ctx context.Context, args []string, getenv func(string) string
 		return runCheck(ctx, args[1:], env, os.Environ(), stdout, stderr)
 	case "redrive":
 		return runRedrive(ctx, args[1:], env, stdout, stderr)
+	case "inspect":
+		return runInspect(ctx, args[1:], env, stdout, stderr)
 	case "produce":
 		return runProduce(ctx, args[1:], env, stdin, stdout, stderr)
 	case "tail":

@@ -13,15 +13,23 @@ GO=${GO:-go}
 label=io.paysession.chaos
 mkdir -p .cache/chaos
 
-if ! command -v dockerd >/dev/null || ! command -v iptables >/dev/null || ! command -v debootstrap >/dev/null; then
+# What is missing: a daemon (dockerd and iptables) unless one answers already (Docker Desktop),
+# and debootstrap for the local image unless CHAOS_KAFKA_IMAGE names another.
+missing=()
+if ! docker info >/dev/null 2>&1; then
+  command -v dockerd >/dev/null || missing+=(docker.io)
+  command -v iptables >/dev/null || missing+=(iptables)
+fi
+[ -n "${CHAOS_KAFKA_IMAGE:-}" ] || command -v debootstrap >/dev/null || missing+=(debootstrap)
+if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-    echo "chaos: needs docker (daemon running), iptables and debootstrap; install them or run as root on Debian" >&2
+    echo "chaos: missing ${missing[*]}: start Docker (and set CHAOS_KAFKA_IMAGE=apache/kafka:4.1.1 without debootstrap), or run as root on Debian" >&2
     exit 2
   fi
-  echo "chaos: installing docker.io iptables debootstrap"
-  apt-get install -y --no-install-recommends docker.io iptables debootstrap >.cache/chaos/apt.log 2>&1 ||
+  echo "chaos: installing ${missing[*]}"
+  apt-get install -y --no-install-recommends "${missing[@]}" >.cache/chaos/apt.log 2>&1 ||
     { apt-get update >>.cache/chaos/apt.log 2>&1 &&
-      apt-get install -y --no-install-recommends docker.io iptables debootstrap >>.cache/chaos/apt.log 2>&1; }
+      apt-get install -y --no-install-recommends "${missing[@]}" >>.cache/chaos/apt.log 2>&1; }
 fi
 
 dockerd_pid=

@@ -42,7 +42,7 @@ type Config struct {
 	Report func(Letter)
 	// Progress, when set, receives the run's counts after each batch read.
 	Progress func(Progress)
-	// SourceTimeout bounds the read of one source record (default 10s).
+	// SourceTimeout bounds the read of one batch's source records (default 10s).
 	SourceTimeout time.Duration
 	Logger        *slog.Logger
 }
@@ -218,10 +218,10 @@ func (r *run) batch(ctx context.Context, recs []*kgo.Record) error {
 			break
 		}
 		r.Selected++
-		if err := r.resolve(ctx, &c); err != nil {
-			return err
-		}
 		cands = append(cands, c)
+	}
+	if err := r.resolveAll(ctx, cands); err != nil {
+		return err
 	}
 	if err := r.publish(ctx, cands); err != nil {
 		return err
@@ -259,24 +259,43 @@ func (r *run) selectLetter(rec *kgo.Record) (candidate, bool) {
 	return candidate{letter: l, dl: dl, rec: rec}, true
 }
 
-// resolve finds the record that redrives c, or why c is skipped. An error
-// is transient (the source could not be read): the run stops.
-func (r *run) resolve(ctx context.Context, c *candidate) error {
-	count := redriveCount(c.rec)
-	if count >= int64(r.cfg.MaxRedrives) {
-		c.letter.Action, c.letter.Reason = Skipped, fmt.Sprintf("redriven %d times already (the limit)", count)
+// resolveAll reads the source records of a batch's letters in one read and
+// resolves each. An error is transient (the sources could not be read): the
+// run stops.
+func (r *run) resolveAll(ctx context.Context, cands []candidate) error {
+	var dls []*codec.DeadLetter
+	var todo []*candidate
+	for i := range cands {
+		c := &cands[i]
+		if count := redriveCount(c.rec); count >= int64(r.cfg.MaxRedrives) {
+			c.letter.Action, c.letter.Reason = Skipped, fmt.Sprintf("redriven %d times already (the limit)", count)
+			continue
+		}
+		dls, todo = append(dls, c.dl), append(todo, c)
+	}
+	if len(todo) == 0 {
 		return nil
 	}
-	dl := c.dl
-	orig, err := r.src.read(ctx, dl)
+	origs, errs, err := r.src.readAll(ctx, dls)
+	if err != nil {
+		return fmt.Errorf("read the source records of %d dead letters: %w", len(dls), err)
+	}
+	for i, c := range todo {
+		r.resolve(c, origs[i], errs[i])
+	}
+	return nil
+}
+
+// resolve finds the record that redrives c from its source record orig (or
+// why orig is unavailable, err), or why c is skipped.
+func (r *run) resolve(c *candidate, orig *kgo.Record, err error) {
+	dl, count := c.dl, redriveCount(c.rec)
 	switch {
 	case err == nil:
 		c.out = redriveFromSource(dl, orig)
 		if n, ok := header.Int(orig, header.RedriveCount); ok && n > count {
 			count = n
 		}
-	case !errors.Is(err, errSourceUnavailable):
-		return fmt.Errorf("read source of dead letter %s: %w", c.letter.Source, err)
 	case deadLetterProtection(c.rec) == codec.ValueOriginal:
 		r.cfg.Logger.Info("source record unavailable; redriving the dead letter's original bytes",
 			slog.String("source", c.letter.Source), slog.Any("reason", err))
@@ -284,18 +303,17 @@ func (r *run) resolve(ctx context.Context, c *candidate) error {
 	default:
 		c.letter.Action = Skipped
 		c.letter.Reason = fmt.Sprintf("%v, and the dead letter's value is %s", err, deadLetterProtection(c.rec))
-		return nil
+		return
 	}
 	if count >= int64(r.cfg.MaxRedrives) {
 		c.out, c.letter.Action, c.letter.Reason = nil, Skipped, fmt.Sprintf("redriven %d times already (the limit)", count)
-		return nil
+		return
 	}
 	c.out.Headers = append(c.out.Headers, header.NewInt(header.RedriveCount, count+1))
 	c.letter.Action = Redriven
 	if r.cfg.DryRun {
 		c.letter.Action = WouldRedrive
 	}
-	return nil
 }
 
 // redriveCount is how many times the command of a dead letter was

@@ -29,22 +29,33 @@ func newSourceReader(opts []kgo.Opt, timeout time.Duration) *sourceReader {
 	return &sourceReader{opts: opts, timeout: timeout}
 }
 
-// read returns the source record of a dead letter, verified by its key. The
-// error wraps errSourceUnavailable when the record is gone for good.
-func (s *sourceReader) read(ctx context.Context, dl *codec.DeadLetter) (*kgo.Record, error) {
-	pos := kafka.Position{Topic: dl.OriginalTopic, Partition: dl.OriginalPartition, Offset: dl.OriginalOffset}
-	found, gone, err := kafka.ReadAt(ctx, s.opts, s.timeout, []kafka.Position{pos})
+// readAll returns the source records of dead letters by their index in
+// dls, each verified by its key, in one read. A letter whose record is gone
+// for good has an error wrapping errSourceUnavailable instead; err is a
+// transient failure of the whole read.
+func (s *sourceReader) readAll(ctx context.Context, dls []*codec.DeadLetter) ([]*kgo.Record, []error, error) {
+	positions := make([]kafka.Position, len(dls))
+	for i, dl := range dls {
+		positions[i] = kafka.Position{Topic: dl.OriginalTopic, Partition: dl.OriginalPartition, Offset: dl.OriginalOffset}
+	}
+	found, gone, err := kafka.ReadAt(ctx, s.opts, s.timeout, positions)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	r := found[pos]
-	if r == nil {
-		return nil, fmt.Errorf("%w: %w", errSourceUnavailable, gone[pos])
+	recs, errs := make([]*kgo.Record, len(dls)), make([]error, len(dls))
+	for i, dl := range dls {
+		r := found[positions[i]]
+		if r == nil {
+			errs[i] = fmt.Errorf("%w: %w", errSourceUnavailable, gone[positions[i]])
+			continue
+		}
+		// A dead letter of an invalid key carries its position (codec.OutcomeKeyAt).
+		at := codec.Position{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
+		if !bytes.Equal(r.Key, dl.OriginalKey) && codec.OutcomeKeyAt(string(r.Key), at) != string(dl.OriginalKey) {
+			errs[i] = fmt.Errorf("%w: the record at that offset has another key", errSourceUnavailable)
+			continue
+		}
+		recs[i] = r
 	}
-	// A dead letter of an invalid key carries its position (codec.OutcomeKeyAt).
-	at := codec.Position{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
-	if !bytes.Equal(r.Key, dl.OriginalKey) && codec.OutcomeKeyAt(string(r.Key), at) != string(dl.OriginalKey) {
-		return nil, fmt.Errorf("%w: the record at that offset has another key", errSourceUnavailable)
-	}
-	return r, nil
+	return recs, errs, nil
 }

@@ -51,7 +51,9 @@ func TopicWants(cfg *config.Config) []topics.Want {
 
 // verifyTopics checks every configured topic before anything runs: a
 // missing topic, a sessions or attempts topic that is not compacted, or a
-// cluster that cannot be asked stops the start with an error naming each;
+// cluster that cannot be asked within verifyTimeout (a broker that cannot
+// be reached is asked again: another may answer) stops the start with an
+// error naming each;
 // settings that only weaken guarantees are logged. The report sizes what
 // the connector writes (dead letters, producer batch caps).
 func verifyTopics(ctx context.Context, cfg *config.Config, kafkaOpts []kgo.Opt, log *slog.Logger) (topics.Report, error) {
@@ -60,9 +62,19 @@ func verifyTopics(ctx context.Context, cfg *config.Config, kafkaOpts []kgo.Opt, 
 		return topics.Report{}, fmt.Errorf("kafka: %w", err)
 	}
 	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, verifyTimeout)
 	defer cancel()
-	rep, err := topics.Verify(ctx, kadm.NewClient(cl), TopicWants(cfg))
+	adm, wants := kadm.NewClient(cl), TopicWants(cfg)
+	rep, err := topics.Verify(ctx, adm, wants)
+	for wait := verifyBackoff; err != nil && askAgain(err); wait = min(2*wait, 8*verifyBackoff) {
+		log.Warn("kafka topics could not be verified yet; asking again", slog.Duration("in", wait), slog.Any("error", err))
+		select {
+		case <-ctx.Done():
+			return topics.Report{}, fmt.Errorf("verify kafka topics: %w (for %v)", err, verifyTimeout)
+		case <-time.After(wait):
+		}
+		rep, err = topics.Verify(ctx, adm, wants)
+	}
 	if err != nil {
 		return topics.Report{}, fmt.Errorf("verify kafka topics: %w", err)
 	}
@@ -73,6 +85,32 @@ func verifyTopics(ctx context.Context, cfg *config.Config, kafkaOpts []kgo.Opt, 
 		log.Warn("kafka topic setting weakens a guarantee", slog.String("warning", w))
 	}
 	return rep, nil
+}
+
+// verifyTimeout bounds the topic check at start, its retries included;
+// verifyBackoff is its first pause between attempts (doubling, to 8 times
+// it).
+const (
+	verifyTimeout = 30 * time.Second
+	verifyBackoff = 250 * time.Millisecond
+)
+
+// askAgain reports whether a failed topic check is worth repeating: the
+// cluster could not be asked (a broker down, starting, or closing
+// connections while others answer; a request timing out), as opposed to a
+// broker's definite refusal (an authorization or other non-retriable Kafka
+// error), which is reported at once. Problems with the topics themselves
+// are not errors of Verify but violations of its report, never retried.
+func askAgain(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
+		return ke.Retriable
+	}
+	var auth *kadm.AuthError
+	return !errors.As(err, &auth)
 }
 
 // topicsPresent is a readiness check: every configured topic is in the

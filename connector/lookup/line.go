@@ -8,6 +8,7 @@ import (
 
 	"github.com/paysession/paysession/connector/kit"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/header"
 )
 
 // Line is one record as the tools print it: its position, key and headers
@@ -50,6 +51,9 @@ func Header(r *kgo.Record) Line {
 // else by what the value names.
 func Decode(ctx context.Context, dec *kit.Decoder, r *kgo.Record, schema kit.SchemaName, known bool) Line {
 	l := Header(r)
+	if _, marker := header.Get(r, header.Redriven); marker {
+		return l // a redrive marker on the dead-letter topic has no value
+	}
 	var v kit.Record
 	var err error
 	if known {

@@ -19,6 +19,9 @@ const (
 	RecordSession    = "session"
 	RecordDeadLetter = "dead_letter"
 	RecordRetry      = "retry"
+	// RecordRedriven is a redrive marker: the key's dead letter named in
+	// its header.Redriven was redriven then.
+	RecordRedriven = "redriven"
 )
 
 // Config is what a lookup reads: the connector's topic names, the decoder
@@ -75,7 +78,11 @@ func Find(ctx context.Context, cfg Config, key string) ([]Line, error) {
 				lines = append(lines, withRecord(l, RecordResult))
 			}
 		case t.DeadLetter:
-			if string(r.Key) == key {
+			switch _, marker := header.Get(r, header.Redriven); {
+			case string(r.Key) != key:
+			case marker:
+				lines = append(lines, withRecord(Header(r), RecordRedriven)) // no value
+			default:
 				lines = append(lines, withRecord(decode(ctx, cfg, r), RecordDeadLetter))
 			}
 		case t.Retry:

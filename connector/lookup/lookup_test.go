@@ -73,6 +73,9 @@ func TestFind(t *testing.T) {
 		{Topic: topics.DeadLetter, Partition: 0, Key: []byte("invalid-payments.commands.capture-0-7"), Timestamp: at(7),
 			Value: encode(t, &kit.DeadLetter{OriginalTopic: "payments.commands.capture", OriginalValue: []byte(`{"number":"4111111111111111"}`),
 				OriginalHeaders: []kit.Header{}, Error: "invalid", FailedAt: at(7)})},
+		// It was redriven: its redrive marker.
+		{Topic: topics.DeadLetter, Partition: 0, Key: []byte("invalid-payments.commands.capture-0-7"), Timestamp: at(8),
+			Headers: []kgo.RecordHeader{header.New(header.Redriven, "0/0")}},
 	}
 	if err := prod.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		t.Fatal(err)
@@ -96,7 +99,7 @@ func TestFind(t *testing.T) {
 				t.Errorf("session line %+v, want the latest state", lines[2].Value)
 			}
 		}},
-		{"invalid key: its dead letter, masked", "invalid-payments.commands.capture-0-7", []string{"dead_letter"}, func(t *testing.T, lines []lookup.Line) {
+		{"invalid key: its dead letter, masked", "invalid-payments.commands.capture-0-7", []string{"dead_letter", "redriven"}, func(t *testing.T, lines []lookup.Line) {
 			if lines[0].OriginalValue == nil || strings.Contains(*lines[0].OriginalValue, "4111111111111111") {
 				t.Errorf("dead letter original value %v", lines[0].OriginalValue)
 			}

@@ -49,6 +49,8 @@ type Options struct {
 	// HTTPClient is the API client's transport (default: a pooled client
 	// with the configured request timeout).
 	HTTPClient *http.Client
+	// Build names the running build in /status (absent when nil).
+	Build *Build
 	// KafkaOpts are added after the configured Kafka options (the demo adds
 	// nothing; tests may shorten metadata ages).
 	KafkaOpts []kgo.Opt
@@ -71,7 +73,9 @@ type Connector struct {
 	control  *control.Reader // operators' pause and resume, obeyed by pipe
 	// controlTopic is the control topic's name (PAYSESSION_TOPIC_CONTROL).
 	controlTopic string
-	writer       *sessionwriter.Writer
+	// instance is this replica's instance id (Options.InstanceID).
+	instance string
+	writer   *sessionwriter.Writer
 	// stopTracing flushes and releases the tracer provider (tracing.Setup).
 	stopTracing func(context.Context) error
 	// Registry holds every metric the connector exports at /metrics.
@@ -151,6 +155,7 @@ func newConnector(ctx context.Context, o Options) (_ *Connector, err error) {
 	if instance == "" {
 		instance = cfg.InstanceID()
 	}
+	c.instance = instance
 	groupOpts := append(append([]kgo.Opt{}, kafkaOpts...), kafka.GroupOpts(cfg.Kafka)...)
 	if cfg.Kafka.StaticMembership {
 		// One group.instance.id per replica, the same in each of its groups
@@ -289,7 +294,10 @@ func (c *Connector) buildOps(cfg *config.Config, o Options) error {
 			return err
 		}
 	}
-	c.ops = &HTTPServer{Name: "ops", Listener: l, Handler: OpsHandler(c.Registry, ready, WithPprof(cfg.Metrics.Pprof)),
+	status := StatusSources{Instance: c.instance, Build: o.Build, Pipeline: c.pipe.Status,
+		SessionWriter: c.writer.Status, Paused: c.pauseDetail}
+	c.ops = &HTTPServer{Name: "ops", Listener: l, Handler: OpsHandler(c.Registry, ready, WithPprof(cfg.Metrics.Pprof),
+		WithStatus(StatusHandler(status.Status))),
 		Grace: time.Second, Logger: c.log}
 	if cfg.Metrics.Pprof {
 		// A CPU profile or trace lasts its seconds parameter (30 by

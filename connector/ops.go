@@ -78,7 +78,14 @@ func (r *Readiness) Evaluate(ctx context.Context) map[string]string {
 // OpsOption changes what OpsHandler serves.
 type OpsOption func(*opsOptions)
 
-type opsOptions struct{ pprof bool }
+type opsOptions struct {
+	pprof  bool
+	status http.Handler
+}
+
+// WithStatus serves h at GET /status: the replica's status document
+// (status.go).
+func WithStatus(h http.Handler) OpsOption { return func(o *opsOptions) { o.status = h } }
 
 // WithPprof serves the Go runtime's profiles (net/http/pprof) at
 // /debug/pprof/ when on (PAYSESSION_METRICS_PPROF). A CPU profile or trace
@@ -87,7 +94,7 @@ func WithPprof(on bool) OpsOption { return func(o *opsOptions) { o.pprof = on } 
 
 // OpsHandler serves /healthz (the process answers), /readyz (every
 // readiness check passes; 503 with the failures otherwise; the details
-// beside), and /metrics,
+// beside), and /metrics, with WithStatus /status,
 // and with WithPprof the profiles at /debug/pprof/.
 func OpsHandler(reg prometheus.Gatherer, ready *Readiness, opts ...OpsOption) http.Handler {
 	var o opsOptions
@@ -102,6 +109,9 @@ func OpsHandler(reg prometheus.Gatherer, ready *Readiness, opts ...OpsOption) ht
 		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
 		mux.HandleFunc("POST /debug/pprof/symbol", pprof.Symbol)
 		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
+	if o.status != nil {
+		mux.Handle("GET /status", o.status)
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")

@@ -114,7 +114,7 @@ func runConnector(ctx context.Context, env envconfig.Lookuper, stderr io.Writer)
 	}
 	log := connector.NewLogger(stderr, cfg.Log)
 	warnRisks(log, cfg)
-	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: log})
+	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: log, Build: connector.NewBuild(version, buildRevision())})
 	if err != nil {
 		log.Error("start failed", slog.Any("error", err))
 		return exitFailed

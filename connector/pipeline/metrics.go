@@ -131,8 +131,8 @@ func (e fetchEnds) learn(fs kgo.Fetches) {
 
 // observeLag sets the lag of every partition of a batch and of the records
 // held behind it: the records from the first one not in a batch yet (held,
-// or past the batch) to the end last fetched.
-func (m *metrics) observeLag(ends fetchEnds, batch, held []*kgo.Record) {
+// or past the batch) to the end last fetched. It returns the lags it set.
+func (m *metrics) observeLag(ends fetchEnds, batch, held []*kgo.Record) map[topicPartition]int64 {
 	next := map[topicPartition]int64{}
 	for _, r := range batch {
 		next[topicPartition{r.Topic, r.Partition}] = r.Offset + 1 // a partition's records are in offset order
@@ -140,11 +140,14 @@ func (m *metrics) observeLag(ends fetchEnds, batch, held []*kgo.Record) {
 	for _, r := range slices.Backward(held) { // a partition's first held record is the last written
 		next[topicPartition{r.Topic, r.Partition}] = r.Offset
 	}
+	lags := map[topicPartition]int64{}
 	for tp, n := range next {
 		if end, ok := ends[tp]; ok {
-			m.lag.WithLabelValues(tp.Topic, strconv.Itoa(int(tp.Partition))).Set(float64(max(end-n, 0)))
+			lags[tp] = max(end-n, 0)
+			m.lag.WithLabelValues(tp.Topic, strconv.Itoa(int(tp.Partition))).Set(float64(lags[tp]))
 		}
 	}
+	return lags
 }
 
 // forgetLag drops the lag series of partitions this member no longer owns.

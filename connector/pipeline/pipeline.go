@@ -39,7 +39,8 @@ type Pipeline struct {
 	marks    *attemptMarks // touched only by the Run goroutine
 	kept     keptOutcomes  // outcomes of batches aborted for a write failure (Run goroutine)
 	writes   *writeHealth
-	assigned atomic.Bool // partitions were assigned: reload the attempt marks
+	assigned atomic.Bool     // partitions were assigned: reload the attempt marks
+	owned    ownedPartitions // assigned partitions and their lag, for Status
 
 	parked   *parkedSet      // touched only by the Run goroutine
 	settler  *txnSettler     // the running session's (Run goroutine)
@@ -233,7 +234,10 @@ func (p *Pipeline) newSession() (*kafka.TxnSession, error) {
 		kgo.TransactionTimeout(p.cfg.TransactionTimeout),
 		p.pinLimits(),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { p.assigned.Store(true) }),
+		kgo.OnPartitionsAssigned(func(ctx context.Context, cl *kgo.Client, parts map[string][]int32) {
+			p.owned.assign(ctx, cl, parts)
+			p.assigned.Store(true)
+		}),
 	)
 	if p.cfg.ClientHooks != nil {
 		opts = append(opts, kgo.WithHooks(p.cfg.ClientHooks()...))
@@ -272,6 +276,7 @@ func (p *Pipeline) onRevoked(_ context.Context, _ *kgo.Client, rev map[string][]
 		return
 	}
 	p.metrics.forgetLag(rev)
+	p.owned.revoke(rev)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.revoked = true
@@ -369,7 +374,7 @@ func (p *Pipeline) takeHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Re
 	err := p.fill(ctx, s)
 	var recs []*kgo.Record
 	recs, p.held = p.turns().take(p.held)
-	p.metrics.observeLag(p.ends, recs, p.held)
+	p.owned.setLags(p.metrics.observeLag(p.ends, recs, p.held))
 	return recs, err
 }
 

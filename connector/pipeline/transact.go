@@ -170,7 +170,7 @@ func (p *Pipeline) hold(ctx context.Context, s *kafka.TxnSession) {
 		return
 	}
 	_ = p.fill(fetched, s) // a closed client fails the next poll
-	p.metrics.observeLag(p.ends, nil, p.held)
+	p.owned.setLags(p.metrics.observeLag(p.ends, nil, p.held))
 }
 
 // releaseHeld gives the held records back to the client: its position

@@ -36,8 +36,10 @@ type Writer struct {
 
 	mu      sync.Mutex
 	pending map[int32]bool // assigned partitions not yet taken over
-	joined  bool
-	wake    chan struct{} // an assignment interrupts the poll, to take over at once
+	// takenOver are the owned partitions taken over, with when (Status).
+	takenOver map[int32]takeover
+	joined    bool
+	wake      chan struct{} // an assignment interrupts the poll, to take over at once
 }
 
 // New validates cfg and returns a Writer; it connects nothing until Run.
@@ -51,7 +53,7 @@ func New(cfg Config) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{cfg: cfg, log: cfg.Logger, metrics: m, index: x, pending: map[int32]bool{}, wake: make(chan struct{}, 1),
+	w := &Writer{cfg: cfg, log: cfg.Logger, metrics: m, index: x, pending: map[int32]bool{}, takenOver: map[int32]takeover{}, wake: make(chan struct{}, 1),
 		staleLogged: lru.New[string, struct{}](staleLogMax, staleLogEvery)}
 	w.pinLimits()
 	return w, nil
@@ -155,6 +157,7 @@ func (w *Writer) onLoss(_ context.Context, _ *kgo.Client, lost map[string][]int3
 	w.mu.Lock()
 	for _, p := range ps {
 		delete(w.pending, p)
+		delete(w.takenOver, p)
 	}
 	w.mu.Unlock()
 	w.log.Info("session writer partitions released", slog.Any("partitions", ps))
@@ -243,6 +246,7 @@ func (w *Writer) takeOverPending(ctx context.Context) error {
 	}
 	w.mu.Unlock()
 	for _, p := range ps {
+		started := time.Now()
 		part, err := w.takeOver(ctx, p)
 		if err != nil {
 			return fmt.Errorf("take over partition %d: %w", p, err)
@@ -251,6 +255,7 @@ func (w *Writer) takeOverPending(ctx context.Context) error {
 		if w.pending[p] { // still ours
 			delete(w.pending, p)
 			w.index.set(p, part)
+			w.takenOver[p] = takeover{at: time.Now(), took: time.Since(started)}
 		}
 		w.mu.Unlock()
 		w.log.Info("session writer took over a partition", slog.Int("partition", int(p)),

@@ -1,0 +1,95 @@
+package pipeline
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// PartitionStatus is one partition the pipeline consumes, as /status shows
+// it.
+type PartitionStatus struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	// Lag is the records of the partition not yet polled as of its latest
+	// fetch (paysession_pipeline_consumer_lag); absent before the first
+	// fetch that returned records of it.
+	Lag *int64 `json:"lag,omitempty"`
+}
+
+// Status is what the pipeline reports of itself at /status.
+type Status struct {
+	// Partitions are those assigned to this replica, by topic and number.
+	Partitions []PartitionStatus `json:"partitions"`
+	// InFlight is the API calls running now.
+	InFlight int `json:"in_flight"`
+}
+
+// Status returns the pipeline's owned partitions with their lag, and its
+// API calls in flight. Safe to call from any goroutine.
+func (p *Pipeline) Status() Status {
+	return Status{Partitions: p.owned.list(), InFlight: len(p.sem)}
+}
+
+// ownedPartitions tracks the partitions assigned to the pipeline and their
+// last observed lag, for Status; the Kafka client's callbacks and the Run
+// goroutine write it, Status reads it.
+type ownedPartitions struct {
+	mu  sync.Mutex
+	lag map[topicPartition]*int64 // nil: assigned, lag not observed yet
+}
+
+func (o *ownedPartitions) assign(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.lag == nil {
+		o.lag = map[topicPartition]*int64{}
+	}
+	for t, ps := range parts {
+		for _, p := range ps {
+			o.lag[topicPartition{t, p}] = nil
+		}
+	}
+}
+
+func (o *ownedPartitions) revoke(parts map[string][]int32) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for t, ps := range parts {
+		for _, p := range ps {
+			delete(o.lag, topicPartition{t, p})
+		}
+	}
+}
+
+// setLags records the lags observeLag set, of partitions still owned.
+func (o *ownedPartitions) setLags(lags map[topicPartition]int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for tp, n := range lags {
+		if _, ok := o.lag[tp]; ok {
+			o.lag[tp] = &n
+		}
+	}
+}
+
+func (o *ownedPartitions) list() []PartitionStatus {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]PartitionStatus, 0, len(o.lag))
+	for tp, n := range o.lag {
+		ps := PartitionStatus{Topic: tp.Topic, Partition: tp.Partition}
+		if n != nil {
+			v := *n
+			ps.Lag = &v
+		}
+		out = append(out, ps)
+	}
+	slices.SortFunc(out, func(a, b PartitionStatus) int {
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+	})
+	return out
+}

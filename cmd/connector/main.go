@@ -12,6 +12,7 @@
 //	connector tail      print an outcome or dead-letter topic as JSON lines
 //	connector lookup    print what the topics hold of one command
 //	connector topics    plan, apply or verify the Kafka topics of the configuration
+//	connector status    each replica's /status from its ops port, as a table
 //	connector --version print the version, revision and Go version
 package main
 

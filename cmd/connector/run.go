@@ -42,6 +42,8 @@ Commands:
   pause     stop new API calls of command kinds on every replica (all when none
             is named), through the control topic: connector pause [kind...]
   resume    undo pause: connector resume [kind...]
+  status    each replica's partitions, lag, in-flight calls, takeovers, pause and
+            build, from its ops port: connector status -ops host:port[,...] [-json]
 
 connector --version prints the version, revision and Go version.
 
@@ -86,6 +88,8 @@ func runWithInput(ctx context.Context, args []string, getenv func(string) string
 		return runLookup(ctx, args[1:], env, stdout, stderr)
 	case "topics":
 		return runTopics(ctx, args[1:], env, stdout, stderr)
+	case "status":
+		return runStatus(ctx, args[1:], stdout, stderr)
 	case "pause", "resume":
 		return runPause(ctx, args[0], args[0] == "pause", args[1:], env, stdout, stderr)
 	case "--version", "-version", "version":

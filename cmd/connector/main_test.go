@@ -73,6 +73,22 @@ func TestConfigErrorsAllNamed(t *testing.T) {
 	}
 }
 
+// TestRunRefusesUnknownVariables: `run` with a misspelt PAYSESSION_
+// variable in its environment stops before anything starts, naming it and
+// the variable meant; before, the variable was ignored and its default
+// applied.
+func TestRunRefusesUnknownVariables(t *testing.T) {
+	t.Setenv("PAYSESSION_KAFKA_BROKER", "127.0.0.1:1")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run"}, func(string) string { return "" }, &stdout, &stderr)
+	if code != exitUsage {
+		t.Fatalf("exit code %d, want %d", code, exitUsage)
+	}
+	if want := "PAYSESSION_KAFKA_BROKER: not a variable of the connector (did you mean PAYSESSION_KAFKA_BROKERS?)"; !strings.Contains(stderr.String(), want) {
+		t.Fatalf("stderr does not say %q:\n%s", want, stderr.String())
+	}
+}
+
 func TestUsage(t *testing.T) {
 	for _, c := range []struct {
 		args []string

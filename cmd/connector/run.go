@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -66,7 +67,7 @@ func runWithInput(ctx context.Context, args []string, getenv func(string) string
 	})
 	switch args[0] {
 	case "run":
-		return runConnector(ctx, env, stderr)
+		return runConnector(ctx, env, os.Environ(), stderr)
 	case "demo":
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "config":
@@ -111,7 +112,12 @@ func loadConfig(ctx context.Context, env envconfig.Lookuper, stderr io.Writer) (
 	return cfg, true
 }
 
-func runConnector(ctx context.Context, env envconfig.Lookuper, stderr io.Writer) int {
+func runConnector(ctx context.Context, env envconfig.Lookuper, environ []string, stderr io.Writer) int {
+	// A misspelt variable would otherwise be ignored and its default apply.
+	if errs := config.UnknownIn(environ); len(errs) > 0 {
+		fmt.Fprintf(stderr, "connector: invalid configuration:\n%v\n", errors.Join(errs...))
+		return exitUsage
+	}
 	cfg, ok := loadConfig(ctx, env, stderr)
 	if !ok {
 		return exitUsage

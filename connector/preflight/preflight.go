@@ -52,12 +52,7 @@ func Check(ctx context.Context, c Config) []Problem {
 			out = append(out, Problem{Area: area, Message: err.Error()})
 		}
 	}
-	names := make([]string, 0, len(c.Environ))
-	for _, kv := range c.Environ {
-		name, _, _ := strings.Cut(kv, "=")
-		names = append(names, name)
-	}
-	add("variables", config.Unknown(names)...)
+	add("variables", config.UnknownIn(c.Environ)...)
 	cfg, err := config.Load(ctx, c.Env)
 	if err != nil {
 		add("variables", split(err)...)

@@ -31,6 +31,17 @@ func Unknown(names []string) []error {
 	return errs
 }
 
+// UnknownIn is Unknown of the names of environ, NAME=VALUE pairs as
+// os.Environ returns them.
+func UnknownIn(environ []string) []error {
+	names := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		names = append(names, name)
+	}
+	return Unknown(names)
+}
+
 // nearest is the name of names closest to n by edit distance, when it is
 // within a third of n's length past the prefix; "" when none is.
 func nearest(n string, names []string) string {

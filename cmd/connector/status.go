@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/paysession/paysession/connector"
+	"github.com/paysession/paysession/connector/pipeline"
 )
 
 // runStatus is `connector status -ops host:port[,host:port...]`: each
@@ -116,7 +117,7 @@ func printStatus(w io.Writer, replicas []replicaStatus) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.addr, r.doc.Instance, version, inFlight, pausedText(r.doc.Paused))
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "REPLICA\tPART\tPARTITION\tLAG\tTAKEN OVER")
+	fmt.Fprintln(tw, "REPLICA\tPART\tPARTITION\tLAG\tTAKEN OVER\tLAST ERROR")
 	for _, r := range replicas {
 		if p := r.doc.Pipeline; p != nil {
 			for _, ps := range p.Partitions {
@@ -124,7 +125,7 @@ func printStatus(w io.Writer, replicas []replicaStatus) {
 				if ps.Lag != nil {
 					lag = strconv.FormatInt(*ps.Lag, 10)
 				}
-				fmt.Fprintf(tw, "%s\tpipeline\t%s/%d\t%s\t-\n", r.addr, ps.Topic, ps.Partition, lag)
+				fmt.Fprintf(tw, "%s\tpipeline\t%s/%d\t%s\t-\t%s\n", r.addr, ps.Topic, ps.Partition, lag, lastErrorText(ps.LastError))
 			}
 		}
 		if sw := r.doc.SessionWriter; sw != nil {
@@ -136,11 +137,28 @@ func printStatus(w io.Writer, replicas []replicaStatus) {
 						taken += fmt.Sprintf(" (%.3fs)", *ps.TakeoverSeconds)
 					}
 				}
-				fmt.Fprintf(tw, "%s\tsession-writer\t%d\t-\t%s\n", r.addr, ps.Partition, taken)
+				fmt.Fprintf(tw, "%s\tsession-writer\t%d\t-\t%s\t-\n", r.addr, ps.Partition, taken)
 			}
 		}
 	}
 	_ = tw.Flush()
+}
+
+// lastErrorText is a partition's last error as the table shows it: kind,
+// status, code and field, then offset and time; "-" when none.
+func lastErrorText(e *pipeline.CommandError) string {
+	if e == nil {
+		return "-"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", e.Kind, e.Status)
+	for _, s := range []string{e.Code, e.Field} {
+		if s != "" {
+			b.WriteString(" " + s)
+		}
+	}
+	fmt.Fprintf(&b, " @%d %s", e.Offset, e.At.UTC().Format(time.RFC3339))
+	return b.String()
 }
 
 // pausedText is the pause as the table shows it: the paused kinds in

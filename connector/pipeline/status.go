@@ -5,8 +5,11 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/paysession/paysession/internal/codec"
 )
 
 // PartitionStatus is one partition the pipeline consumes, as /status shows
@@ -18,6 +21,22 @@ type PartitionStatus struct {
 	// fetch (paysession_pipeline_consumer_lag); absent before the first
 	// fetch that returned records of it.
 	Lag *int64 `json:"lag,omitempty"`
+	// LastError is the last command of the partition committed with a
+	// result other than accepted; absent when none was since the partition
+	// was assigned.
+	LastError *CommandError `json:"last_error,omitempty"`
+}
+
+// CommandError is a command's result other than accepted, as /status shows
+// it: its status, error code and field, never the description (it may
+// quote what the command carried).
+type CommandError struct {
+	Offset int64     `json:"offset"`
+	Kind   string    `json:"kind"`
+	Status string    `json:"status"`
+	Code   string    `json:"code,omitempty"`
+	Field  string    `json:"field,omitempty"`
+	At     time.Time `json:"at"`
 }
 
 // Status is what the pipeline reports of itself at /status.
@@ -28,7 +47,8 @@ type Status struct {
 	InFlight int `json:"in_flight"`
 }
 
-// Status returns the pipeline's owned partitions with their lag, and its
+// Status returns the pipeline's owned partitions with their lag and last
+// result other than accepted, and its
 // API calls in flight. Safe to call from any goroutine.
 func (p *Pipeline) Status() Status {
 	return Status{Partitions: p.owned.list(), InFlight: len(p.sem)}
@@ -38,19 +58,21 @@ func (p *Pipeline) Status() Status {
 // last observed lag, for Status; the Kafka client's callbacks and the Run
 // goroutine write it, Status reads it.
 type ownedPartitions struct {
-	mu  sync.Mutex
-	lag map[topicPartition]*int64 // nil: assigned, lag not observed yet
+	mu      sync.Mutex
+	lag     map[topicPartition]*int64 // nil: assigned, lag not observed yet
+	lastErr map[topicPartition]*CommandError
 }
 
 func (o *ownedPartitions) assign(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.lag == nil {
-		o.lag = map[topicPartition]*int64{}
+		o.lag, o.lastErr = map[topicPartition]*int64{}, map[topicPartition]*CommandError{}
 	}
 	for t, ps := range parts {
 		for _, p := range ps {
 			o.lag[topicPartition{t, p}] = nil
+			delete(o.lastErr, topicPartition{t, p})
 		}
 	}
 }
@@ -61,6 +83,7 @@ func (o *ownedPartitions) revoke(parts map[string][]int32) {
 	for t, ps := range parts {
 		for _, p := range ps {
 			delete(o.lag, topicPartition{t, p})
+			delete(o.lastErr, topicPartition{t, p})
 		}
 	}
 }
@@ -76,6 +99,31 @@ func (o *ownedPartitions) setLags(lags map[topicPartition]int64) {
 	}
 }
 
+// committed records the last result other than accepted of each owned
+// partition among a committed batch's outcomes (the highest offset), at
+// now.
+func (o *ownedPartitions) committed(outs map[*inbound]*outcome, now time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	batch := map[topicPartition]*CommandError{}
+	for _, out := range outs {
+		v, r := out.verdict, out.in.rec
+		if out.park != nil || v.Status == codec.StatusAccepted {
+			continue
+		}
+		tp := topicPartition{r.Topic, r.Partition}
+		if e := batch[tp]; e == nil || e.Offset < r.Offset {
+			batch[tp] = &CommandError{Offset: r.Offset, Kind: out.in.kind, Status: string(v.Status),
+				Code: v.Code, Field: v.Field, At: now.UTC()}
+		}
+	}
+	for tp, e := range batch {
+		if _, ok := o.lag[tp]; ok {
+			o.lastErr[tp] = e
+		}
+	}
+}
+
 func (o *ownedPartitions) list() []PartitionStatus {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -85,6 +133,10 @@ func (o *ownedPartitions) list() []PartitionStatus {
 		if n != nil {
 			v := *n
 			ps.Lag = &v
+		}
+		if e := o.lastErr[tp]; e != nil {
+			v := *e
+			ps.LastError = &v
 		}
 		out = append(out, ps)
 	}

@@ -274,8 +274,10 @@ func (p *Pipeline) produce(ctx context.Context, s *kafka.TxnSession, b *batch) e
 	return nil
 }
 
-// countCommitted updates the per-command metrics of a committed batch.
+// countCommitted updates the per-command metrics of a committed batch, and
+// the last error of each partition Status shows.
 func (p *Pipeline) countCommitted(b *batch) {
+	p.owned.committed(b.outcomes, p.clock.Now())
 	for _, out := range b.outcomes {
 		if out.park != nil {
 			continue

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"sort"
+	"sync/atomic"
 
 	"github.com/paysession/paysession/internal/header"
 )
@@ -132,6 +133,8 @@ type parkedSet struct {
 	// queues holds the order of the lanes whose parked commands stand out
 	// of order in the retry topic (queue).
 	queues map[string]*queue
+	// count is len() kept up to date, for Status from any goroutine.
+	count atomic.Int64
 }
 
 func newParkedSet() *parkedSet {
@@ -154,6 +157,9 @@ func (s *parkedSet) hasOthers(laneKey string, except map[string]bool) bool {
 func (s *parkedSet) apply(consumed, parked []laneKeyPair) {
 	s.reorder(consumed, parked)
 	for _, p := range consumed {
+		if s.m[p.lane][p.key] {
+			s.count.Add(-1)
+		}
 		delete(s.m[p.lane], p.key)
 		if len(s.m[p.lane]) == 0 {
 			delete(s.m, p.lane)
@@ -162,6 +168,9 @@ func (s *parkedSet) apply(consumed, parked []laneKeyPair) {
 	for _, p := range parked {
 		if s.m[p.lane] == nil {
 			s.m[p.lane] = make(map[string]bool)
+		}
+		if !s.m[p.lane][p.key] {
+			s.count.Add(1)
 		}
 		s.m[p.lane][p.key] = true
 	}
@@ -172,6 +181,7 @@ func (s *parkedSet) apply(consumed, parked []laneKeyPair) {
 func (s *parkedSet) reset() {
 	s.m = make(map[string]map[string]bool)
 	s.queues = make(map[string]*queue)
+	s.count.Store(0)
 }
 
 // len returns the number of parked commands known.

@@ -45,13 +45,16 @@ type Status struct {
 	Partitions []PartitionStatus `json:"partitions"`
 	// InFlight is the API calls running now.
 	InFlight int `json:"in_flight"`
+	// Parked is the commands waiting in the retry topic's partitions this
+	// replica owns, as of its last commit.
+	Parked int64 `json:"parked"`
 }
 
 // Status returns the pipeline's owned partitions with their lag and last
-// result other than accepted, and its
-// API calls in flight. Safe to call from any goroutine.
+// result other than accepted, its API calls in flight and its parked
+// commands. Safe to call from any goroutine.
 func (p *Pipeline) Status() Status {
-	return Status{Partitions: p.owned.list(), InFlight: len(p.sem)}
+	return Status{Partitions: p.owned.list(), InFlight: len(p.sem), Parked: p.parked.count.Load()}
 }
 
 // ownedPartitions tracks the partitions assigned to the pipeline and their

@@ -68,3 +68,21 @@ func TestOwnedPartitionsLastError(t *testing.T) {
 		t.Errorf("last error kept across a new assignment: %+v", got[0].LastError)
 	}
 }
+
+// TestParkedCount: the parked count Status shows follows the parked set:
+// a key parked twice counts once, a consumed key leaves, a reset empties.
+func TestParkedCount(t *testing.T) {
+	s := newParkedSet()
+	s.apply(nil, []laneKeyPair{{"a", "k1"}, {"a", "k2"}, {"b", "k3"}, {"a", "k1"}})
+	if n := s.count.Load(); n != 3 || n != int64(s.len()) {
+		t.Fatalf("count %d, len %d, want 3", n, s.len())
+	}
+	s.apply([]laneKeyPair{{"a", "k1"}, {"c", "gone"}}, []laneKeyPair{{"c", "k4"}})
+	if n := s.count.Load(); n != 3 || n != int64(s.len()) {
+		t.Fatalf("count %d, len %d, want 3", n, s.len())
+	}
+	s.reset()
+	if n := s.count.Load(); n != 0 {
+		t.Fatalf("count %d after reset", n)
+	}
+}

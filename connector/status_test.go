@@ -50,7 +50,7 @@ func TestStatusDocument(t *testing.T) {
 	})
 	want := `{"build":{"go_version":"go1.x","revision":"abc","version":"1.2.3"},"instance":"replica-1",` +
 		`"paused":{"refund":"ops"},` +
-		`"pipeline":{"in_flight":3,"parked":4,"partitions":[{"lag":7,"partition":0,"topic":"commands"},{"partition":2,"topic":"commands"}]},` +
+		`"pipeline":{"in_flight":3,"parked":4,"partitions":[{"lag":7,"partition":0,"topic":"commands"},{"partition":2,"topic":"commands"}],"retrying":0},` +
 		`"session_writer":{"partitions":[{"partition":1,"taken_over_at":"2026-11-28T19:00:00Z","takeover_seconds":1.5},{"partition":4}]}}`
 	if got, _ := json.Marshal(doc); string(got) != want {
 		t.Errorf("status:\n got %s\nwant %s", got, want)

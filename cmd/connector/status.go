@@ -105,16 +105,18 @@ func fetchStatus(ctx context.Context, addr string, timeout time.Duration) ([]byt
 // partitions. A value a replica does not report is "-".
 func printStatus(w io.Writer, replicas []replicaStatus) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REPLICA\tINSTANCE\tVERSION\tIN-FLIGHT\tPARKED\tPAUSED")
+	fmt.Fprintln(tw, "REPLICA\tINSTANCE\tVERSION\tIN-FLIGHT\tRETRYING\tPARKED\tPAUSED")
 	for _, r := range replicas {
-		version, inFlight, parked := "-", "-", "-"
+		version, inFlight, retrying, parked := "-", "-", "-", "-"
 		if b := r.doc.Build; b != nil {
 			version = b.Version
 		}
 		if p := r.doc.Pipeline; p != nil {
 			inFlight, parked = strconv.Itoa(p.InFlight), strconv.FormatInt(p.Parked, 10)
+			retrying = strconv.FormatInt(p.Retrying, 10)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.addr, r.doc.Instance, version, inFlight, parked, pausedText(r.doc.Paused))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.addr, r.doc.Instance, version, inFlight, retrying, parked,
+			pausedText(r.doc.Paused))
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "REPLICA\tPART\tPARTITION\tLAG\tTAKEN OVER\tLAST ERROR")

@@ -39,7 +39,7 @@ func closedAddr(t *testing.T) string {
 
 const (
 	replicaA = `{"instance":"a","build":{"version":"1.2.3","revision":"abc","go_version":"go1"},` +
-		`"pipeline":{"in_flight":2,"parked":5,"partitions":[{"topic":"cmds","partition":0,"lag":7},{"topic":"cmds","partition":1,"last_error":{"offset":9,"kind":"capture","status":"invalid","code":"bad","field":"amount","at":"2026-11-28T19:00:00Z"}}]},` +
+		`"pipeline":{"in_flight":2,"parked":5,"retrying":1,"partitions":[{"topic":"cmds","partition":0,"lag":7},{"topic":"cmds","partition":1,"last_error":{"offset":9,"kind":"capture","status":"invalid","code":"bad","field":"amount","at":"2026-11-28T19:00:00Z"}}]},` +
 		`"session_writer":{"partitions":[{"partition":3,"taken_over_at":"2026-11-28T19:00:00Z","takeover_seconds":1.5},{"partition":4}]},` +
 		`"paused":{"refund":{"by":"ops"},"capture":{"by":"ops"}}}`
 	replicaB = `{"instance":"b"}`
@@ -60,8 +60,8 @@ func TestStatusTable(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 	for _, want := range [][]string{
-		{a, "a", "1.2.3", "2", "5", "capture,refund"},
-		{b, "b", "-", "-", "-", "-"},
+		{a, "a", "1.2.3", "2", "1", "5", "capture,refund"},
+		{b, "b", "-", "-", "-", "-", "-"},
 		{a, "pipeline", "cmds/0", "7", "-", "-"},
 		{a, "pipeline", "cmds/1", "-", "-", "capture", "invalid", "bad", "amount", "@9", "2026-11-28T19:00:00Z"},
 		{a, "session-writer", "3", "-", "2026-11-28T19:00:00Z", "(1.500s)", "-"},
@@ -91,7 +91,7 @@ func hasRow(out string, want []string) bool {
 func TestStatusUnreachable(t *testing.T) {
 	a, gone := statusServer(t, replicaB), closedAddr(t)
 	code, out, errOut := runStatusCmd("-ops", a+","+gone)
-	if code != exitFailed || !strings.Contains(errOut, "replica "+gone+":") || !hasRow(out, []string{a, "b", "-", "-", "-", "-"}) {
+	if code != exitFailed || !strings.Contains(errOut, "replica "+gone+":") || !hasRow(out, []string{a, "b", "-", "-", "-", "-", "-"}) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }

@@ -67,10 +67,18 @@ func (p *Pipeline) call(ctx context.Context, in *inbound, start time.Time) *outc
 			return p.end(out, start, err, true, sent)
 		}
 		next := p.clock.Now().Add(p.backoff.wait(out.attempts, retryAfter))
-		if !p.waitUntil(ctx, next) {
+		if !p.retryWait(ctx, next) {
 			return parkAt(next)
 		}
 	}
+}
+
+// retryWait is waitUntil for a command's next attempt, counted in
+// Status's retrying meanwhile.
+func (p *Pipeline) retryWait(ctx context.Context, next time.Time) bool {
+	p.retrying.Add(1)
+	defer p.retrying.Add(-1)
+	return p.waitUntil(ctx, next)
 }
 
 // acquire takes an in-flight slot (and a rate-limit token when configured).

@@ -41,6 +41,7 @@ type Pipeline struct {
 	writes   *writeHealth
 	assigned atomic.Bool     // partitions were assigned: reload the attempt marks
 	owned    ownedPartitions // assigned partitions and their lag, for Status
+	retrying atomic.Int64    // commands waiting for their next attempt in a batch (retryWait)
 
 	parked   *parkedSet      // touched only by the Run goroutine
 	settler  *txnSettler     // the running session's (Run goroutine)

@@ -48,13 +48,17 @@ type Status struct {
 	// Parked is the commands waiting in the retry topic's partitions this
 	// replica owns, as of its last commit.
 	Parked int64 `json:"parked"`
+	// Retrying is the commands of running batches waiting for their next
+	// attempt after a retryable failure.
+	Retrying int64 `json:"retrying"`
 }
 
 // Status returns the pipeline's owned partitions with their lag and last
-// result other than accepted, its API calls in flight and its parked
-// commands. Safe to call from any goroutine.
+// result other than accepted, its API calls in flight, its parked
+// commands and those retrying. Safe to call from any goroutine.
 func (p *Pipeline) Status() Status {
-	return Status{Partitions: p.owned.list(), InFlight: len(p.sem), Parked: p.parked.count.Load()}
+	return Status{Partitions: p.owned.list(), InFlight: len(p.sem), Parked: p.parked.count.Load(),
+		Retrying: p.retrying.Load()}
 }
 
 // ownedPartitions tracks the partitions assigned to the pipeline and their

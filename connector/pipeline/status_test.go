@@ -86,3 +86,28 @@ func TestParkedCount(t *testing.T) {
 		t.Fatalf("count %d after reset", n)
 	}
 }
+
+// blockingClock's After fires only when the test closes fire.
+type blockingClock struct{ fire chan time.Time }
+
+func (c blockingClock) Now() time.Time                       { return time.Time{} }
+func (c blockingClock) After(time.Duration) <-chan time.Time { return c.fire }
+
+// TestStatusRetrying: a command waiting for its next attempt counts in
+// Status's retrying until the wait ends.
+func TestStatusRetrying(t *testing.T) {
+	clock := blockingClock{fire: make(chan time.Time)}
+	p := &Pipeline{clock: clock, parked: newParkedSet(), sem: make(chan struct{}, 1)}
+	done := make(chan bool)
+	go func() { done <- p.retryWait(context.Background(), time.Time{}.Add(time.Minute)) }()
+	for p.Status().Retrying != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	close(clock.fire)
+	if !<-done {
+		t.Fatal("wait did not end")
+	}
+	if n := p.Status().Retrying; n != 0 {
+		t.Fatalf("retrying %d after the wait", n)
+	}
+}

@@ -39,7 +39,7 @@ const (
 )
 
 var packageTable = []packageRow{
-	{Pkg: "cmd/connector", Owns: "the product's main: subcommands (`run`, `demo`, `config`, `redrive`), flags, exit codes",
+	{Pkg: "cmd/connector", Owns: "the product's main: subcommands (`run`, `demo`, `config`, `check`, `produce`, `tail`, `lookup`, `topics`, `redrive`, `inspect`, `pause`, `resume`, `status`), flags, exit codes",
 		May: []string{"stdlib", "connector/...", internal, "schemas", franz, "github.com/sethvargo/go-envconfig"}},
 	{Pkg: "cmd/paysim", Owns: "the sandbox's main",
 		May: []string{"stdlib", "internal/paysim", "internal/signing"}},

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -96,14 +95,11 @@ func (l *Live) Refresh(ctx context.Context, adm *kadm.Client) ([]string, error) 
 		if rc.Err != nil {
 			continue
 		}
-		for _, c := range rc.Configs {
-			if c.Key != "max.message.bytes" {
-				continue
-			}
-			if n, err := strconv.Atoi(c.MaybeValue()); err == nil && n > 0 && n != old[rc.Name] {
-				next[rc.Name] = n
-				changed = append(changed, rc.Name)
-			}
+		var t TopicReport
+		applyConfigs(&t, rc.Configs)
+		if n := t.MaxMessageBytes; n > 0 && n != old[rc.Name] {
+			next[rc.Name] = n
+			changed = append(changed, rc.Name)
 		}
 	}
 	if len(changed) > 0 {

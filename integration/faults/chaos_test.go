@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/integration/harness/cluster"
 )
@@ -294,60 +293,17 @@ func must(t *testing.T, err error) {
 // flow (a record written twice would show as a duplicate result).
 func startRetryingFlow(t testing.TB, r *Rig, cmds []Command, d time.Duration) (*flow, *atomic.Int64) {
 	t.Helper()
-	f := &flow{done: make(chan struct{})}
 	retried := new(atomic.Int64)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(func() { cancel(); <-f.done })
-	ticks := max(1, int(d/(100*time.Millisecond)))
-	go func() {
-		defer close(f.done)
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for i, next := 1, 0; i <= ticks && next < len(cmds); i++ {
-			upto := max(next, len(cmds)*i/ticks)
-			if i == ticks {
-				upto = len(cmds)
-			}
-			out, err := produceBatch(ctx, r, cmds[next:upto])
-			for err != nil && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && retried.Load() < 100 {
-				retried.Add(1)
-				time.Sleep(500 * time.Millisecond) // a pause before producing the failed batch again
-				out, err = produceBatch(ctx, r, cmds[next:upto])
-			}
-			f.mu.Lock()
-			f.produced, f.err = append(f.produced, out...), err
-			f.mu.Unlock()
-			if err != nil {
-				return
-			}
-			next = upto
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C: // the producer's pace, not a wait for a condition
-			}
+	f := startFlowWith(t, cmds, d, func(ctx context.Context, batch []Command) ([]Command, error) {
+		out, err := produceCommands(ctx, r, batch, 5*time.Minute)
+		for err != nil && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && retried.Load() < 100 {
+			retried.Add(1)
+			time.Sleep(500 * time.Millisecond) // a pause before producing the failed batch again
+			out, err = produceCommands(ctx, r, batch, 5*time.Minute)
 		}
-	}()
+		return out, err
+	})
 	return f, retried
-}
-
-// produceBatch is produceCommands with 5 minutes for the batch instead of
-// 60 s: while two nodes are down and restart, a batch waits longer.
-func produceBatch(ctx context.Context, r *Rig, cmds []Command) ([]Command, error) {
-	recs := make([]*kgo.Record, len(cmds))
-	for i, c := range cmds {
-		recs[i] = &kgo.Record{Topic: r.Topic(c.Kind), Key: []byte(c.Key), Value: []byte(c.Value)}
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	if err := r.Client.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		return nil, err
-	}
-	out := slices.Clone(cmds)
-	for i, rec := range recs {
-		out[i].At = Position{rec.Topic, rec.Partition, rec.Offset}
-	}
-	return out, nil
 }
 
 // awaitFlowExecuted waits until the sandbox has executed n calls, so that

@@ -549,6 +549,16 @@ type flow struct {
 // 100 ms, until all are written or t ends.
 func startFlow(t testing.TB, r *Rig, cmds []Command, d time.Duration) *flow {
 	t.Helper()
+	return startFlowWith(t, cmds, d, func(ctx context.Context, batch []Command) ([]Command, error) {
+		return produceCommands(ctx, r, batch, 60*time.Second)
+	})
+}
+
+// startFlowWith is startFlow producing each batch with produce, which
+// returns the batch's commands with their positions; the flow ends at
+// produce's first error.
+func startFlowWith(t testing.TB, cmds []Command, d time.Duration, produce func(context.Context, []Command) ([]Command, error)) *flow {
+	t.Helper()
 	f := &flow{done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { cancel(); <-f.done })
@@ -563,7 +573,7 @@ func startFlow(t testing.TB, r *Rig, cmds []Command, d time.Duration) *flow {
 			if i == ticks {
 				upto = len(cmds)
 			}
-			out, err := produceCommands(ctx, r, cmds[next:upto])
+			out, err := produce(ctx, cmds[next:upto])
 			f.mu.Lock()
 			f.produced = append(f.produced, out...)
 			f.err = err
@@ -602,8 +612,9 @@ func (f *flow) wait(t testing.TB) []Command {
 }
 
 // produceCommands is Rig.Produce for another goroutine than the test's: it
-// returns the error instead of failing t, and does not touch r.Produced.
-func produceCommands(ctx context.Context, r *Rig, cmds []Command) ([]Command, error) {
+// returns the error instead of failing t, does not touch r.Produced, and
+// gives the batch timeout to be acknowledged.
+func produceCommands(ctx context.Context, r *Rig, cmds []Command, timeout time.Duration) ([]Command, error) {
 	if len(cmds) == 0 {
 		return nil, nil
 	}
@@ -611,7 +622,7 @@ func produceCommands(ctx context.Context, r *Rig, cmds []Command) ([]Command, er
 	for i, c := range cmds {
 		recs[i] = &kgo.Record{Topic: r.Topic(c.Kind), Key: []byte(c.Key), Value: []byte(c.Value)}
 	}
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := r.Client.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		return nil, err

@@ -3,7 +3,15 @@
 // outcome record (what the connector publishes). The files are embedded in the
 // binary; internal/codec parses them, and tests check every change against the
 // released versions kept under history/<name>/v<N>.avsc.
+//
+// The .avsc files are generated: each is composed from source/<name>.avsc, its
+// root record, and source/types/<Name>.avsc, one file per named type the
+// schemas share (Session, Instrument, Recipient...), written once. Edit the
+// sources and run go generate ./schemas; a test keeps the files equal to the
+// composition byte for byte.
 package schemas
+
+//go:generate go test -run TestFilesAreComposedFromSource -update
 
 import (
 	"embed"

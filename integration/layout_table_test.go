@@ -55,7 +55,7 @@ var packageTable = []packageRow{
 		May: []string{"stdlib", "connector/sessionstate", internal, franz, prom, otel, xall}},
 	{Pkg: "connector/publish", Owns: "periodic wallet-balance and FPS-bank publishers",
 		May: []string{"stdlib", internal, franz, prom, otel, xall}},
-	{Pkg: "connector/sessionstate", Owns: "API session → masked outcome snapshot; the order of two snapshots",
+	{Pkg: "connector/sessionstate", Owns: "API session → masked outcome snapshot",
 		May: []string{"stdlib", internal, franz, prom, otel, xall}},
 	{Pkg: "connector/topics", Owns: "creating and checking the connector's topics",
 		May: []string{"stdlib", internal, franz, prom, otel, xall}},
@@ -68,7 +68,7 @@ var packageTable = []packageRow{
 	{Pkg: "connector/preflight", Owns: "the check of everything a start needs, one problem per line",
 		May: []string{"stdlib", "connector", "connector/topics", internal, franz, "github.com/sethvargo/go-envconfig"}},
 	{Pkg: "connector/kit", Owns: "public Go package of the topics: encode commands, decode outcomes, newest state per session, webhook dedupe",
-		May: []string{"stdlib", "connector/sessionstate", "internal/codec", "internal/config", "internal/kafka", "internal/lru", "internal/sensitive", "schemas", franz}},
+		May: []string{"stdlib", "internal/codec", "internal/lru", "internal/sensitive", "schemas", franz}},
 	{Pkg: "internal/payapi", Owns: "typed API client: every endpoint, signing of requests, error classes",
 		May: []string{"stdlib", "internal/signing", "internal/sensitive", "internal/tracing", otel,
 			"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"}},
@@ -76,7 +76,7 @@ var packageTable = []packageRow{
 		May: []string{"stdlib", "internal/signing"}},
 	{Pkg: "internal/signing", Owns: "RSA-SHA256 sign/verify, PEM key loading (libcrypto variant with `-tags libcrypto`), the gate bounding signatures at once",
 		May: []string{"stdlib", "cgo"}},
-	{Pkg: "internal/codec", Owns: "Avro/JSON encoding of commands and outcomes, registry, single-object encoding, masking. " +
+	{Pkg: "internal/codec", Owns: "Avro/JSON encoding of commands and outcomes, registry, single-object encoding, masking; the order of two session states and its horizon. " +
 		"Avro by `github.com/twmb/avro`: maintained, by franz-go's author, and its decoding is bounded in time and memory by " +
 		"the record's size (it replaced the archived `hamba/avro`, whose decoder one 189-byte command could spin forever)",
 		May: []string{"stdlib", "github.com/twmb/avro", "github.com/twmb/franz-go/pkg/sr", "schemas", "internal/lru", "internal/sensitive", xsync},

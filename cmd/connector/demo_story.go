@@ -7,7 +7,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 )
 
@@ -50,7 +49,7 @@ type story struct {
 	acted   map[string]bool   // follow-ups already sent
 	payout  map[string]string // session id → last payout status seen
 	latest  map[string]*codec.Session
-	version map[string]sessionstate.Version
+	version map[string]codec.SessionVersion
 	steps   []*step
 	byName  map[string]*step
 	records int
@@ -66,7 +65,7 @@ func playStory(ctx context.Context, env *demoEnv, p *printer) error {
 	if err != nil {
 		return err
 	}
-	s := &story{env: env, cl: cl, dec: dec, p: p, session: map[string]string{}, acted: map[string]bool{}, payout: map[string]string{}, latest: map[string]*codec.Session{}, version: map[string]sessionstate.Version{}, byName: map[string]*step{}}
+	s := &story{env: env, cl: cl, dec: dec, p: p, session: map[string]string{}, acted: map[string]bool{}, payout: map[string]string{}, latest: map[string]*codec.Session{}, version: map[string]codec.SessionVersion{}, byName: map[string]*step{}}
 	for _, n := range []string{"payroll payouts succeeded", "large payout confirmed upstream", "hold captured",
 		"partial refund accepted", "chargeback reported", "recurring token disabled", "FPS recipient verified",
 		"invalid command dead-lettered"} {
@@ -143,10 +142,10 @@ func (s *story) observe(ctx context.Context, r *kgo.Record) error {
 		s.p.session(&st)
 		// A transactional state from an API response can become visible
 		// after a newer webhook state: consumers keep the newest by version.
-		if last, ok := s.version[st.Session.ID]; ok && !sessionstate.Newer(sessionstate.VersionOf(&st), last) {
+		if last, ok := s.version[st.Session.ID]; ok && !codec.Newer(codec.VersionOf(&st), last) {
 			return nil
 		}
-		s.version[st.Session.ID] = sessionstate.VersionOf(&st)
+		s.version[st.Session.ID] = codec.VersionOf(&st)
 		return s.onSession(ctx, &st.Session)
 	case t.WebhookEvents:
 		var ev codec.WebhookEvent

@@ -9,7 +9,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 )
 
@@ -40,11 +39,11 @@ func TestSessionsTopicNeverGoesBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		states := readSessions(ctx, t, env)
-		last := map[string]sessionstate.Version{}
+		last := map[string]codec.SessionVersion{}
 		lastSource := map[string]codec.SessionSource{}
 		for _, st := range states {
-			v := sessionstate.VersionOf(&st)
-			if prev, ok := last[v.SessionID]; ok && !sessionstate.Newer(v, prev) {
+			v := codec.VersionOf(&st)
+			if prev, ok := last[v.SessionID]; ok && !codec.Newer(v, prev) {
 				t.Errorf("round %d: %s went back: %+v (%s) after %+v (%s)", round, v.SessionID, v, st.Source, prev, lastSource[v.SessionID])
 			}
 			last[v.SessionID] = v

@@ -2,7 +2,7 @@
 // topics, for the systems at both ends of its data path: producers of
 // commands (orders, payroll) and consumers of outcomes (ledger,
 // notifications). Another Go module imports it; the packages it builds on
-// (internal/codec, connector/sessionstate) are the connector's own, so what
+// (internal/codec and schemas) are the connector's own, so what
 // this package writes and reads is byte for byte what the connector reads
 // and writes.
 //
@@ -16,7 +16,7 @@
 //     by id.
 //   - [Latest] keeps the newest state per session by the connector's own
 //     rule (updated_at, then status rank, then progress of operations:
-//     sessionstate.Newer), so a consumer never moves a session backwards
+//     codec.Newer), so a consumer never moves a session backwards
 //     whatever order records arrive in. Like the connector it remembers a
 //     session only within a horizon ([LatestConfig]).
 //   - [Seen] remembers webhook event ids, so a webhook delivered twice is

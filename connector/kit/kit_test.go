@@ -171,22 +171,26 @@ func TestDecodeAny(t *testing.T) {
 	}
 }
 
-// TestDefaultTopicsAreTheConfigDefaults: every PAYSESSION_TOPIC_* default is
-// a topic of DefaultTopics, and the reverse; but the control topic, whose
-// records (operators' pause and resume) are no kit record.
+// TestDefaultTopicsAreTheConfigDefaults: each topic of DefaultTopics is the
+// default of its PAYSESSION_TOPIC_* variable, and every such variable has
+// its topic; but the control topic, whose records (operators' pause and
+// resume) are no kit record.
 func TestDefaultTopicsAreTheConfigDefaults(t *testing.T) {
-	want := map[string]bool{}
+	want := map[string]string{}
 	for _, v := range config.Variables() {
-		if strings.HasPrefix(v.Name, config.Prefix+"TOPIC_") && v.Name != config.Prefix+"TOPIC_CONTROL" {
-			want[v.Default] = true
+		if name, ok := strings.CutPrefix(v.Name, config.Prefix+"TOPIC_"); ok && name != "CONTROL" {
+			want[name] = v.Default
 		}
 	}
-	got := map[string]bool{}
-	for _, topic := range allTopics(kit.DefaultTopics()) {
-		got[topic] = true
+	d := kit.DefaultTopics()
+	got := map[string]string{"RETRY": d.Retry, "ATTEMPTS": d.Attempts, "COMMAND_RESULTS": d.CommandResults,
+		"SESSIONS": d.Sessions, "SESSION_UPDATES": d.SessionUpdates, "WEBHOOK_EVENTS": d.WebhookEvents,
+		"DEAD_LETTER": d.DeadLetter, "WALLET_BALANCES": d.WalletBalances, "FPS_BANKS": d.FPSBanks}
+	for k, topic := range d.Commands {
+		got[strings.ToUpper(string(k))] = topic
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("kit topics %v\nconfig topics %v", got, want)
+		t.Fatalf("kit topics by variable %v\nconfig defaults %v", got, want)
 	}
 }
 

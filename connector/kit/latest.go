@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/codec"
 )
 
 // NoHorizon as LatestConfig.Horizon refuses no state for its age (it is
@@ -20,7 +20,7 @@ const NoHorizon time.Duration = math.MaxInt64
 type LatestConfig struct {
 	// Horizon is how long a session is remembered after the updated_at of
 	// its newest state, and how old a state of a session not held may be
-	// and still be kept. Default sessionstate.DefaultHorizon (7 days), the
+	// and still be kept. Default codec.DefaultHorizon (7 days), the
 	// connector's own; it must exceed the consumer's lag behind the
 	// connector (see Latest).
 	Horizon time.Duration
@@ -52,10 +52,10 @@ func (c LatestConfig) Validate() error {
 // of order (a webhook to one replica, a poll on another), so the last record
 // read is not always the newest. Newer means a later updated_at, then a
 // higher status rank (created < in progress < pending < final), then more
-// progress of operations and refunds: sessionstate.Newer, the rule the
+// progress of operations and refunds: codec.Newer, the rule the
 // connector itself orders states by. It is safe for concurrent use.
 //
-// Like the connector (see sessionstate's horizon), it remembers a session
+// Like the connector (see codec's session_horizon.go), it remembers a session
 // only while the updated_at of its newest state is within the horizon
 // (LatestConfig.Horizon, default 7 days) of now, and holds at most
 // MaxSessions sessions, forgetting the oldest updated_at first. Offer
@@ -126,7 +126,7 @@ func NewLatestWith(cfg LatestConfig) (*Latest, error) {
 		return nil, fmt.Errorf("kit latest: %w", err)
 	}
 	if cfg.Horizon == 0 {
-		cfg.Horizon = sessionstate.DefaultHorizon
+		cfg.Horizon = codec.DefaultHorizon
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -143,16 +143,16 @@ func (l *Latest) Offer(s *SessionState) bool {
 	defer l.mu.Unlock()
 	now := l.now()
 	l.expire(now)
-	v := sessionstate.VersionOf(s)
+	v := codec.VersionOf(s)
 	if h, ok := l.states[s.Session.ID]; ok {
-		if !sessionstate.Newer(v, sessionstate.VersionOf(h.state)) {
+		if !codec.Newer(v, codec.VersionOf(h.state)) {
 			return false
 		}
 		h.state, h.updated = s, v.UpdatedAt
 		heap.Fix(&l.byAge, h.index) // updated_at never decreases
 		return true
 	}
-	if !sessionstate.Within(v.UpdatedAt, now, l.horizon) || !v.UpdatedAt.After(l.floor) {
+	if !codec.WithinHorizon(v.UpdatedAt, now, l.horizon) || !v.UpdatedAt.After(l.floor) {
 		return false
 	}
 	h := &held{id: s.Session.ID, state: s, updated: v.UpdatedAt}
@@ -234,4 +234,4 @@ func (q *heldHeap) Pop() any {
 // IsFinal reports whether a session status is final (accepted, succeeded,
 // failed, canceled, declined, rejected, expired): only refunds and
 // chargebacks change such a session.
-func IsFinal(status string) bool { return sessionstate.IsFinal(status) }
+func IsFinal(status string) bool { return codec.IsFinal(status) }

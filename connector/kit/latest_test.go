@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/paysession/paysession/connector/kit"
-	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/codec"
 )
 
 // clock is a fake clock for LatestConfig.Now.
@@ -139,7 +139,7 @@ func heldIDs(l *kit.Latest) string {
 // topic from the start, then follows it for months, holds the sessions of
 // the horizon, not every session ever made.
 func TestLatestStaysBounded(t *testing.T) {
-	const week = int(sessionstate.DefaultHorizon / time.Hour) // 7 days
+	const week = int(codec.DefaultHorizon / time.Hour) // 7 days
 	t.Run("reading the topic from the start", func(t *testing.T) {
 		l := kit.NewLatest() // the defaults, on time.Now
 		now := time.Now()

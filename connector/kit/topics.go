@@ -1,11 +1,6 @@
 package kit
 
-import (
-	"strings"
-
-	"github.com/paysession/paysession/internal/codec"
-	"github.com/paysession/paysession/internal/config"
-)
+import "github.com/paysession/paysession/internal/codec"
 
 // Topics names the connector's topics. The connector's names are
 // configurable (PAYSESSION_TOPIC_*); DefaultTopics returns the defaults.
@@ -34,26 +29,17 @@ type Topics struct {
 }
 
 // DefaultTopics returns the connector's default topic names: the defaults
-// of its PAYSESSION_TOPIC_* variables.
+// of its PAYSESSION_TOPIC_* variables (TestDefaultTopicsAreTheConfigDefaults
+// holds them equal), written here so that the kit does not build the
+// connector's configuration into its users.
 func DefaultTopics() Topics {
-	t := Topics{Commands: map[CommandKind]string{}}
-	byVar := map[string]*string{
-		"RETRY": &t.Retry, "ATTEMPTS": &t.Attempts, "COMMAND_RESULTS": &t.CommandResults,
-		"SESSIONS": &t.Sessions, "SESSION_UPDATES": &t.SessionUpdates, "WEBHOOK_EVENTS": &t.WebhookEvents,
-		"DEAD_LETTER": &t.DeadLetter, "WALLET_BALANCES": &t.WalletBalances, "FPS_BANKS": &t.FPSBanks,
-	}
-	for _, v := range config.Variables() {
-		name, ok := strings.CutPrefix(v.Name, config.Prefix+"TOPIC_")
-		if !ok {
-			continue
-		}
-		if p, ok := byVar[name]; ok {
-			*p = v.Default
-			continue
-		}
-		if k, err := codec.ParseKind(strings.ToLower(name)); err == nil {
-			t.Commands[k] = v.Default
-		}
+	t := Topics{Commands: map[CommandKind]string{},
+		Retry: "payments.commands.retry", Attempts: "payments.commands.attempts",
+		CommandResults: "payments.command-results", Sessions: "payments.sessions",
+		SessionUpdates: "payments.sessions.updates", WebhookEvents: "payments.webhook-events",
+		DeadLetter: "payments.dead-letter", WalletBalances: "payments.wallet-balances", FPSBanks: "payments.fps-banks"}
+	for _, k := range codec.Kinds() {
+		t.Commands[k] = k.DefaultTopic()
 	}
 	return t
 }

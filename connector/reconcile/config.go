@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/fields"
 	"github.com/paysession/paysession/internal/outbound"
@@ -83,10 +82,10 @@ type Config struct {
 	MaxAge time.Duration
 	// Horizon is how far back the reconciler remembers a session: on every
 	// assignment it reads each partition of SessionsTopic from the first
-	// record stamped within Horizon (plus sessionstate.ClockAllowance)
+	// record stamped within Horizon (plus codec.ClockAllowance)
 	// before Now, not from the start, and about once a minute it forgets
 	// the sessions whose last record fell behind that, stale-marked ones
-	// included. Default sessionstate.DefaultHorizon; it must exceed MaxAge,
+	// included. Default codec.DefaultHorizon; it must exceed MaxAge,
 	// so that only sessions settled or marked stale are forgotten while the
 	// connector runs.
 	Horizon time.Duration
@@ -116,7 +115,7 @@ func (c *Config) defaults() {
 	fields.Default(&c.QuietAfter, 5*time.Minute)
 	fields.Default(&c.MaxBackoff, max(30*time.Minute, c.QuietAfter))
 	fields.Default(&c.MaxAge, DefaultMaxAge)
-	fields.Default(&c.Horizon, sessionstate.DefaultHorizon)
+	fields.Default(&c.Horizon, codec.DefaultHorizon)
 	fields.Default(&c.Tick, time.Second)
 	fields.Default(&c.MaxInFlight, 8)
 	fields.Default(&c.CallTimeout, 30*time.Second)
@@ -170,7 +169,7 @@ func (c Config) Validate() error {
 	if deadline := cmp.Or(c.Confirm.Deadline, defaultConfirmDeadline); c.MaxAge > 0 && c.MaxAge <= deadline {
 		add("MaxAge", "%s is not longer than the confirmation deadline %s", c.MaxAge, deadline)
 	}
-	horizon, maxAge := cmp.Or(c.Horizon, sessionstate.DefaultHorizon), cmp.Or(c.MaxAge, DefaultMaxAge)
+	horizon, maxAge := cmp.Or(c.Horizon, codec.DefaultHorizon), cmp.Or(c.MaxAge, DefaultMaxAge)
 	if c.Horizon >= 0 && maxAge > 0 && horizon <= maxAge {
 		add("Horizon", "%s is not longer than MaxAge %s", horizon, maxAge)
 	}

@@ -34,7 +34,7 @@
 // assignment (start, restart, rebalance) a replica reads each partition it
 // is assigned from its first record stamped at or after the horizon's
 // start, Now minus Horizon (7 days by default) minus
-// sessionstate.ClockAllowance, taken at that assignment, not from the
+// codec.ClockAllowance, taken at that assignment, not from the
 // beginning; a partition with no such record is read from its end. It
 // holds the latest state of the unsettled sessions of what it read: the
 // pending set is partitioned like the topic and each session is polled by

@@ -7,7 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/codec"
 )
 
 // sweepEvery is how often, on Config.Now, the pending set forgets the
@@ -30,7 +30,7 @@ func (r *Reconciler) readFrom(_ context.Context, offsets map[string]map[int32]kg
 			parts[part] = kgo.NewOffset().At(from)
 			continue
 		}
-		parts[part] = kgo.NewOffset().AfterMilli(sessionstate.ForgetBefore(r.cfg.Now(), r.cfg.Horizon).UnixMilli())
+		parts[part] = kgo.NewOffset().AfterMilli(codec.ForgetBefore(r.cfg.Now(), r.cfg.Horizon).UnixMilli())
 	}
 	return offsets, nil
 }
@@ -42,7 +42,7 @@ func (r *Reconciler) sweep(now, last time.Time) time.Time {
 	if !last.IsZero() && now.Sub(last) < sweepEvery {
 		return last
 	}
-	before := sessionstate.ForgetBefore(now, r.cfg.Horizon)
+	before := codec.ForgetBefore(now, r.cfg.Horizon)
 	if n := r.pending.forget(before); n > 0 {
 		r.metrics.forgotten.Add(float64(n))
 		r.log.Info("reconciler forgot sessions behind the horizon", slog.Int("sessions", n), slog.Time("last_record_before", before))

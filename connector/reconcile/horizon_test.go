@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 )
 
@@ -21,7 +20,7 @@ import (
 func TestPendingSetForget(t *testing.T) {
 	const horizon = 7 * 24 * time.Hour
 	now := t0.Add(30 * 24 * time.Hour)
-	edge := sessionstate.ForgetBefore(now, horizon)
+	edge := codec.ForgetBefore(now, horizon)
 	state := func(updated time.Time) *codec.SessionState {
 		return stateOf(session("ps_1", "in_progress", "", updated, "payout", 10), updated)
 	}
@@ -54,7 +53,7 @@ func TestPendingSetForget(t *testing.T) {
 				p.apply(r.state, 0, r.at)
 			}
 			if tc.stale {
-				p.markStale(sessionstate.VersionOf(tc.reads[len(tc.reads)-1].state))
+				p.markStale(codec.VersionOf(tc.reads[len(tc.reads)-1].state))
 			}
 			n := p.forget(edge)
 			if kept := p.open() == 1; kept != tc.kept || kept == (n == 1) {
@@ -70,7 +69,7 @@ func TestPendingSetForget(t *testing.T) {
 func TestSweepAboutOnceAMinute(t *testing.T) {
 	const horizon = 100 * time.Hour
 	// The session's record falls behind the horizon at t0+horizon+allowance.
-	behind := t0.Add(horizon + sessionstate.ClockAllowance + time.Second)
+	behind := t0.Add(horizon + codec.ClockAllowance + time.Second)
 	tests := []struct {
 		name      string
 		last, now time.Time
@@ -114,7 +113,7 @@ func TestConfigHorizon(t *testing.T) {
 		ok               bool
 		wantDefaultAfter time.Duration // Horizon after defaults, when ok
 	}{
-		{"defaults", 0, 0, true, sessionstate.DefaultHorizon},
+		{"defaults", 0, 0, true, codec.DefaultHorizon},
 		{"above MaxAge", 100 * time.Hour, 0, true, 100 * time.Hour},
 		{"at the default MaxAge", DefaultMaxAge, 0, false, 0},
 		{"below MaxAge", 24 * time.Hour, 0, false, 0},
@@ -155,7 +154,7 @@ func TestReconcilerReadsFromTheHorizon(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(prod.Close)
-	old := t0.Add(-horizon - sessionstate.ClockAllowance - time.Minute)
+	old := t0.Add(-horizon - codec.ClockAllowance - time.Minute)
 	recent := t0.Add(-time.Hour)
 	produce := func(id string, part int32, at time.Time, headers ...kgo.RecordHeader) {
 		t.Helper()
@@ -185,7 +184,7 @@ func TestReconcilerReadsFromTheHorizon(t *testing.T) {
 		t.Fatal("the stale marker within the horizon was not read")
 	}
 
-	clock.Advance(horizon + sessionstate.ClockAllowance) // the recent records fall behind the horizon
+	clock.Advance(horizon + codec.ClockAllowance) // the recent records fall behind the horizon
 	waitFor(t, "recent sessions forgotten", func() bool { return rec.OpenSessions() == 0 })
 	if got := testutil.ToFloat64(rec.metrics.forgotten); got != 2 {
 		t.Fatalf("forgotten counter %v, want 2", got)

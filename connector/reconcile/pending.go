@@ -4,7 +4,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 )
 
@@ -12,7 +11,7 @@ import (
 type entry struct {
 	id        string
 	partition int32
-	version   sessionstate.Version
+	version   codec.SessionVersion
 	state     *codec.SessionState
 	project   *string // the partner project of the session (nil: unknown, the default), kept across states
 	// lastRecord is the timestamp of the newest record of the session read
@@ -77,7 +76,7 @@ func newPendingSet(policy ConfirmPolicy, quiet, maxAge time.Duration) *pendingSe
 // read in any state of the session, older ones too, stays until a state
 // names another.
 func (p *pendingSet) apply(st *codec.SessionState, partition int32, at time.Time) bool {
-	v := sessionstate.VersionOf(st)
+	v := codec.VersionOf(st)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	e, ok := p.entries[v.SessionID]
@@ -93,10 +92,10 @@ func (p *pendingSet) apply(st *codec.SessionState, partition int32, at time.Time
 	if at.After(e.lastRecord) {
 		e.lastRecord = at
 	}
-	if st.Project != nil && *st.Project != "" && (e.project == nil || sessionstate.Newer(v, e.version)) {
+	if st.Project != nil && *st.Project != "" && (e.project == nil || codec.Newer(v, e.version)) {
 		e.project = st.Project
 	}
-	if ok && !sessionstate.Newer(v, e.version) {
+	if ok && !codec.Newer(v, e.version) {
 		e.partition = partition
 		return false
 	}
@@ -136,10 +135,10 @@ func earliest(ts ...time.Time) time.Time {
 // markStale records that the stale marker of version v is on the topic:
 // unless the set holds a newer state of the session, the session is never
 // due again while this replica holds its partition (its age only grows).
-func (p *pendingSet) markStale(v sessionstate.Version) {
+func (p *pendingSet) markStale(v codec.SessionVersion) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if e, ok := p.entries[v.SessionID]; ok && !sessionstate.Newer(e.version, v) {
+	if e, ok := p.entries[v.SessionID]; ok && !codec.Newer(e.version, v) {
 		e.stale = true
 	}
 }
@@ -168,7 +167,7 @@ func (p *pendingSet) markStale(v sessionstate.Version) {
 //     a status this package does not know as final counts as in
 //     progress; Config.MaxAge bounds how long such a session is polled.
 func Settled(s *codec.Session) bool {
-	if !sessionstate.IsFinal(s.Status) || s.NextAction != nil {
+	if !codec.IsFinal(s.Status) || s.NextAction != nil {
 		return false
 	}
 	for _, op := range s.Operations {
@@ -176,7 +175,7 @@ func Settled(s *codec.Session) bool {
 			return false
 		}
 		for _, rf := range op.Refunds {
-			if !sessionstate.IsFinal(rf.Status) {
+			if !codec.IsFinal(rf.Status) {
 				return false
 			}
 		}

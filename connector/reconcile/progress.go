@@ -10,7 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/codec"
 )
 
 // progress tracks how far each assigned partition of the sessions topic has
@@ -100,7 +100,7 @@ func (r *Reconciler) Ready(context.Context) error { return r.progress.err() }
 // guard).
 func (r *Reconciler) onAssigned(ctx context.Context, cl *kgo.Client, assigned map[string][]int32) {
 	parts := assigned[r.cfg.SessionsTopic]
-	from := sessionstate.ForgetBefore(r.cfg.Now(), r.cfg.Horizon)
+	from := codec.ForgetBefore(r.cfg.Now(), r.cfg.Horizon)
 	begin, ends := map[int32]int64{}, map[int32]int64{}
 	if len(parts) > 0 {
 		adm := kadm.NewClient(cl) // not closed: it would close cl

@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/retry"
 )
 
@@ -114,7 +114,7 @@ func (r *Reconciler) consume(ctx context.Context, cl *kgo.Client) error {
 			if IsStaleMarker(rec.Headers) {
 				// This replica's marker, or another's before a rebalance or
 				// a restart: the session is not polled again.
-				r.pending.markStale(sessionstate.VersionOf(st))
+				r.pending.markStale(codec.VersionOf(st))
 			}
 		})
 		cl.AllowRebalance()

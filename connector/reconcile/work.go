@@ -166,9 +166,9 @@ func (r *Reconciler) publish(ctx context.Context, t task, st *codec.SessionState
 		named.Project = t.project
 		st = &named
 	}
-	v := sessionstate.VersionOf(st)
-	if t.state != nil && !sessionstate.Newer(v, sessionstate.VersionOf(t.state)) &&
-		(!force || sessionstate.Newer(sessionstate.VersionOf(t.state), v)) {
+	v := codec.VersionOf(st)
+	if t.state != nil && !codec.Newer(v, codec.VersionOf(t.state)) &&
+		(!force || codec.Newer(codec.VersionOf(t.state), v)) {
 		return false, nil
 	}
 	if force {

@@ -10,7 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/outbound"
 )
@@ -44,11 +43,11 @@ type Config struct {
 	// with an id written within it is not written again. Default 24h.
 	EventWindow time.Duration
 	// Horizon is how long a session is remembered after its last state
-	// was written (sessionstate's horizon: a takeover reads only that much
-	// of the sessions topic, plus sessionstate.ClockAllowance). A state of
+	// was written (codec's horizon: a takeover reads only that much
+	// of the sessions topic, plus codec.ClockAllowance). A state of
 	// a session not remembered is written when its updated_at is within
 	// the horizon and dropped as stale when it is older. Default
-	// sessionstate.DefaultHorizon (7 days).
+	// codec.DefaultHorizon (7 days).
 	Horizon time.Duration
 	// CommitInterval is the least time from the start of one transaction
 	// to the start of the next: updates that arrive meanwhile wait and
@@ -91,7 +90,7 @@ func (c *Config) defaults() {
 		c.EventWindow = 24 * time.Hour
 	}
 	if c.Horizon == 0 {
-		c.Horizon = sessionstate.DefaultHorizon
+		c.Horizon = codec.DefaultHorizon
 	}
 	if c.Clock == nil {
 		c.Clock = time.Now

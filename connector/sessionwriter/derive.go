@@ -8,7 +8,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/header"
 	"github.com/paysession/paysession/internal/outbound"
@@ -55,8 +54,8 @@ type cutoffs struct {
 
 func (w *Writer) cutoffs() cutoffs {
 	now := w.cfg.Clock()
-	return cutoffs{now: now, forget: sessionstate.ForgetBefore(now, w.cfg.Horizon).UnixMilli(),
-		events: now.Add(-w.cfg.EventWindow).UnixMilli(), replays: now.Add(-w.cfg.EventWindow + sessionstate.ClockAllowance)}
+	return cutoffs{now: now, forget: codec.ForgetBefore(now, w.cfg.Horizon).UnixMilli(),
+		events: now.Add(-w.cfg.EventWindow).UnixMilli(), replays: now.Add(-w.cfg.EventWindow + codec.ClockAllowance)}
 }
 
 // replayed reports whether a webhook whose event id is not among those
@@ -70,7 +69,7 @@ func (w *Writer) cutoffs() cutoffs {
 // (a captured webhook sent again) is this old. A webhook within the window
 // that is older than the session's last state (a late first delivery) is
 // still written: its id tells it from a replay.
-func replayed(v sessionstate.Version, known bool, last remembered, at cutoffs) bool {
+func replayed(v codec.SessionVersion, known bool, last remembered, at cutoffs) bool {
 	return known && !v.Stamp().Newer(last.stamp) && v.UpdatedAt.Before(at.replays)
 }
 
@@ -89,9 +88,9 @@ func (w *Writer) derive(ctx context.Context, rec *kgo.Record, part *partition, j
 	if err := w.cfg.Decoder.DecodeRecord(ctx, rec.Value, &st); err != nil || st.Session.ID == "" {
 		return derived{result: resultUnreadable}, nil
 	}
-	v := sessionstate.VersionOf(&st)
+	v := codec.VersionOf(&st)
 	last, known := part.version(st.Session.ID, at.forget)
-	within := sessionstate.Within(v.UpdatedAt, at.now, w.cfg.Horizon)
+	within := codec.WithinHorizon(v.UpdatedAt, at.now, w.cfg.Horizon)
 	if !known && !within {
 		w.stale(rec, v, at.now)
 		return derived{result: resultStale, staleEvent: eventIDOf(rec) != ""}, nil
@@ -157,7 +156,7 @@ func stateForms(rec *kgo.Record, st *codec.SessionState) []outbound.Form {
 
 // stale logs a dropped stale update, once per session within an hour (at
 // most staleLogMax sessions are remembered for it).
-func (w *Writer) stale(rec *kgo.Record, v sessionstate.Version, now time.Time) {
+func (w *Writer) stale(rec *kgo.Record, v codec.SessionVersion, now time.Time) {
 	if _, first := w.staleLogged.GetOrAdd(v.SessionID, now, func() struct{} { return struct{}{} }); !first {
 		return
 	}

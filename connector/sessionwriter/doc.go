@@ -14,7 +14,7 @@
 // the next one):
 //
 //   - a session state is written only when it is newer than the last state
-//     written for its session (sessionstate.Newer: updated_at, then status
+//     written for its session (codec.Newer: updated_at, then status
 //     rank, then progress), or as new and marked for republishing (a
 //     reconciler warning); an older one is dropped;
 //   - a webhook event is written only when its event id was not written in
@@ -40,8 +40,8 @@
 // (KIP-447, required stable offsets), and a fenced owner can no longer
 // commit.
 //
-// The horizon (Config.Horizon, default 7 days; see connector/sessionstate's
-// horizon.go) bounds what the writer keeps: a session whose last state was
+// The horizon (Config.Horizon, default 7 days; see internal/codec's
+// session_horizon.go) bounds what the writer keeps: a session whose last state was
 // written longer ago than the horizon plus an hour is forgotten, in memory
 // as at a takeover. A state of a session not remembered is written when its
 // updated_at is within the horizon (a chargeback weeks later) and dropped

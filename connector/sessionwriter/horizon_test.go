@@ -10,7 +10,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 )
 
@@ -34,12 +33,12 @@ func updateAt(t *testing.T, id string, updatedAt, producedAt time.Time, status s
 // session written again within the horizon is remembered from its last
 // write, so an old replay never puts it back.
 func TestDeriveBeyondTheHorizon(t *testing.T) {
-	const horizon = sessionstate.DefaultHorizon
+	const horizon = codec.DefaultHorizon
 	now := t0
 	w := testWriter(t, &now)
 	part := newPartition()
 	var j journal
-	later := t0.Add(horizon + sessionstate.ClockAllowance + 2*time.Minute) // ps_1's first write is beyond it
+	later := t0.Add(horizon + codec.ClockAllowance + 2*time.Minute) // ps_1's first write is beyond it
 	steps := []struct {
 		name   string
 		at     time.Time // the writer's clock

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/codec"
 )
 
 // partition is what the writer knows of one owned partition: the stamp of
@@ -176,6 +176,6 @@ func (j *journal) undo() {
 
 // stampOf returns the remembered form of a version written at wrote, of
 // a session of project.
-func stampOf(v sessionstate.Version, wrote time.Time, project projectRef) remembered {
+func stampOf(v codec.SessionVersion, wrote time.Time, project projectRef) remembered {
 	return remembered{stamp: v.Stamp(), wrote: wrote.UnixMilli(), project: project}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 )
 
@@ -131,7 +130,7 @@ func (w *Writer) learn(ctx context.Context, r *kgo.Record, part *partition, at c
 		w.log.Warn("session writer skips an undecodable sessions record", "partition", r.Partition, "offset", r.Offset, "error", err)
 		return
 	}
-	v := sessionstate.VersionOf(&st)
+	v := codec.VersionOf(&st)
 	if last, ok := part.versions.get(v.SessionID); !ok || v.Stamp().Newer(last.stamp) {
 		part.versions.set(v.SessionID, stampOf(v, r.Timestamp, w.projects.refOf(st.Project).carried(last.project)))
 		learnTrace(r, part)

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/paysession/paysession/connector/sessionstate"
+	"github.com/paysession/paysession/internal/codec"
 )
 
 // remembered is what the writer keeps of one session: the stamp of the
@@ -12,7 +12,7 @@ import (
 // which the session is forgotten once it is older than the horizon, and
 // the project its states name (known.go).
 type remembered struct {
-	stamp   sessionstate.Stamp
+	stamp   codec.SessionStamp
 	wrote   int64
 	project projectRef
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
 )
@@ -366,15 +365,15 @@ func lastSessionStates(t testing.TB, r *Rig) map[string]*codec.SessionState {
 		t.Fatal(err)
 	}
 	last := map[string]*codec.SessionState{}
-	var prev = map[string]sessionstate.Version{}
+	var prev = map[string]codec.SessionVersion{}
 	for _, rec := range readTopic(t, r, r.Topics["PAYSESSION_TOPIC_SESSIONS"]) {
 		var st codec.SessionState
 		if err := dec.DecodeRecord(context.Background(), rec.Value, &st); err != nil {
 			t.Errorf("%s/%d/%d: %v", rec.Topic, rec.Partition, rec.Offset, err)
 			continue
 		}
-		v := sessionstate.VersionOf(&st)
-		if p, ok := prev[v.SessionID]; ok && sessionstate.Newer(p, v) {
+		v := codec.VersionOf(&st)
+		if p, ok := prev[v.SessionID]; ok && codec.Newer(p, v) {
 			t.Errorf("session %s went back on the sessions topic at %d/%d", v.SessionID, rec.Partition, rec.Offset)
 		}
 		prev[v.SessionID] = v

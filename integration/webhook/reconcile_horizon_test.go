@@ -15,7 +15,7 @@ import (
 
 // TestReconcilerReadsOnlyTheHorizon: one partition of the sessions topic
 // holds unsettled sessions whose records are stamped older than the
-// reconciler's horizon (sessionstate.DefaultHorizon plus the clock
+// reconciler's horizon (codec.DefaultHorizon plus the clock
 // allowance, on the sandbox's clock), then unsettled recent ones. A
 // reconciler that starts then reads the partition from its first recent
 // record: once ready it holds only the recent sessions, and polls only
@@ -31,7 +31,7 @@ func TestReconcilerReadsOnlyTheHorizon(t *testing.T) {
 	prod := newClient(t, g.brokers, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(0))
 	now := g.sim.Now()
 	stamps := map[string]time.Time{
-		"old":          now.Add(-sessionstate.DefaultHorizon - sessionstate.ClockAllowance - time.Hour),
+		"old":          now.Add(-codec.DefaultHorizon - codec.ClockAllowance - time.Hour),
 		"much older":   now.Add(-30 * 24 * time.Hour),
 		"recent":       now.Add(-time.Hour),
 		"a minute ago": now.Add(-time.Minute),

@@ -14,7 +14,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/ingress"
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/connector/sessionwriter"
 	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/codec"
@@ -69,7 +68,7 @@ func TestReplayToAReplicaThatDoesNotOwnTheSession(t *testing.T) {
 	part, final := g.lastState(t, s.ID)
 	before := len(g.statesOf(t, s.ID))
 	execsBefore, _ := g.sim.Executions(s.ID)
-	if !sessionstate.IsFinal(final.Session.Status) {
+	if !codec.IsFinal(final.Session.Status) {
 		t.Fatalf("last state %s before the replay, want final", final.Session.Status)
 	}
 	other := replicas[0]
@@ -119,7 +118,7 @@ func TestReplayToAReplicaThatDoesNotOwnTheSession(t *testing.T) {
 		}
 		return false
 	})
-	if _, last := g.lastState(t, s.ID); sessionstate.Newer(sessionstate.VersionOf(final), sessionstate.VersionOf(last)) ||
+	if _, last := g.lastState(t, s.ID); codec.Newer(codec.VersionOf(final), codec.VersionOf(last)) ||
 		last.Session.Status != final.Session.Status {
 		t.Fatalf("after the replay and compaction the session's record is %s@%v, want the final %s@%v",
 			last.Session.Status, last.Session.UpdatedAt, final.Session.Status, final.Session.UpdatedAt)

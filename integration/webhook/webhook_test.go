@@ -13,7 +13,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector/reconcile"
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
@@ -414,16 +413,16 @@ func TestReplayedOldWebhooksNeverMoveStateBack(t *testing.T) {
 	g.mu.Unlock()
 	replay("restarted connector")
 
-	var prev *sessionstate.Version
+	var prev *codec.SessionVersion
 	var statesOfSession []string
 	for _, rec := range g.readAll(t, g.sessions) {
 		if string(rec.Key) != s.ID {
 			continue
 		}
 		st := decodeState(t, rec)
-		v := sessionstate.VersionOf(st)
+		v := codec.VersionOf(st)
 		statesOfSession = append(statesOfSession, fmt.Sprintf("%s/%s@%s", st.Source, st.Session.Status, v.UpdatedAt.Format("15:04:05.000000")))
-		if prev != nil && sessionstate.Newer(*prev, v) {
+		if prev != nil && codec.Newer(*prev, v) {
 			t.Fatalf("state went backwards: %s", strings.Join(statesOfSession, " → "))
 		}
 		prev = &v

@@ -8,7 +8,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/sessionstate"
 	"github.com/paysession/paysession/connector/sessionwriter"
 	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/codec"
@@ -104,7 +103,7 @@ func startWriter(t *testing.T, brokers []string, topics writerTopics) (*sessionw
 		Kafka:   []kgo.Opt{kgo.SeedBrokers(brokers...), kgo.FetchMaxWait(100 * time.Millisecond), kgo.SessionTimeout(6 * time.Second)},
 		GroupID: "scale-" + topics.updates, TransactionalID: "scale-" + topics.updates,
 		UpdatesTopic: topics.updates, SessionsTopic: topics.sessions, EventsTopic: topics.events,
-		Horizon: sessionstate.DefaultHorizon, Clock: time.Now,
+		Horizon: codec.DefaultHorizon, Clock: time.Now,
 		Decoder: dec, Encoder: enc, Registerer: reg, Logger: harness.Logger(t, "SCALE_TEST_LOG"),
 	})
 	if err != nil {

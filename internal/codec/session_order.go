@@ -1,4 +1,4 @@
-package sessionstate
+package codec
 
 import (
 	"math"
@@ -6,9 +6,13 @@ import (
 	"time"
 )
 
-// Version is what orders two snapshots of one session: the service's
-// updated_at first, then the rank of the session status, then Progress.
-type Version struct {
+// SessionVersion is what orders two snapshots of one session: the service's
+// updated_at first, then the rank of the session status, then Progress. The
+// order lives beside the outcome model (not with the API mapping in
+// connector/sessionstate) because the session writer and every consumer
+// (connector/kit's Latest) must apply the same rule, and the kit must not
+// reach the API client.
+type SessionVersion struct {
 	SessionID string
 	UpdatedAt time.Time
 	Status    string
@@ -60,28 +64,28 @@ func IsFinal(status string) bool { return finalStatuses[strings.ToLower(status)]
 
 // Newer reports whether a is strictly newer than b. Both must describe the
 // same session.
-func Newer(a, b Version) bool { return a.Stamp().Newer(b.Stamp()) }
+func Newer(a, b SessionVersion) bool { return a.Stamp().Newer(b.Stamp()) }
 
-// Stamp is what orders a Version, in three words and without the session
+// SessionStamp is what orders a SessionVersion, in three words and without the session
 // id: what the session writer keeps per session to order the next state
-// against (a Version holds two strings). Stamps order as their Versions do.
-type Stamp struct {
+// against (a SessionVersion holds two strings). Stamps order as their versions do.
+type SessionStamp struct {
 	sec      int64 // updated_at, seconds since 1970 (negative for the zero time)
 	nsec     int32 // and nanoseconds within the second
-	progress int32 // Version.Progress, saturated
-	rank     int8  // StatusRank of Version.Status
+	progress int32 // SessionVersion.Progress, saturated
+	rank     int8  // StatusRank of SessionVersion.Status
 }
 
 // Stamp returns the stamp of v.
-func (v Version) Stamp() Stamp {
+func (v SessionVersion) Stamp() SessionStamp {
 	p := v.Progress
 	p = max(min(p, math.MaxInt32), math.MinInt32)
-	return Stamp{sec: v.UpdatedAt.Unix(), nsec: int32(v.UpdatedAt.Nanosecond()), progress: int32(p), rank: int8(StatusRank(v.Status))}
+	return SessionStamp{sec: v.UpdatedAt.Unix(), nsec: int32(v.UpdatedAt.Nanosecond()), progress: int32(p), rank: int8(StatusRank(v.Status))}
 }
 
 // Newer reports whether a is strictly newer than b: a later updated_at,
 // then a higher status rank, then more progress.
-func (a Stamp) Newer(b Stamp) bool {
+func (a SessionStamp) Newer(b SessionStamp) bool {
 	switch {
 	case a.sec != b.sec:
 		return a.sec > b.sec
@@ -94,7 +98,7 @@ func (a Stamp) Newer(b Stamp) bool {
 }
 
 // UpdatedAt returns the stamp's updated_at (zero when the state had none).
-func (a Stamp) UpdatedAt() time.Time {
+func (a SessionStamp) UpdatedAt() time.Time {
 	if a.sec == zeroSec && a.nsec == 0 {
 		return time.Time{}
 	}
@@ -102,3 +106,26 @@ func (a Stamp) UpdatedAt() time.Time {
 }
 
 var zeroSec = time.Time{}.Unix()
+
+// VersionOf returns the ordering key of a snapshot.
+func VersionOf(s *SessionState) SessionVersion {
+	v := SessionVersion{SessionID: s.Session.ID, Status: s.Session.Status, Progress: ProgressOf(&s.Session)}
+	if s.Session.UpdatedAt != nil {
+		v.UpdatedAt = *s.Session.UpdatedAt
+	}
+	return v
+}
+
+// ProgressOf scores how far a session's operations and refunds went: the
+// sum of their status ranks. It only grows as the service moves them on, so
+// it orders two snapshots that share updated_at and session status.
+func ProgressOf(s *Session) int {
+	p := 0
+	for _, op := range s.Operations {
+		p += StatusRank(op.Status)
+		for _, r := range op.Refunds {
+			p += StatusRank(r.Status)
+		}
+	}
+	return p
+}

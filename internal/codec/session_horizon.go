@@ -1,4 +1,4 @@
-package sessionstate
+package codec
 
 import "time"
 
@@ -31,9 +31,9 @@ const (
 	ClockAllowance = time.Hour
 )
 
-// Within reports whether a state last updated at updatedAt is within
+// WithinHorizon reports whether a state last updated at updatedAt is within
 // horizon at now: a state without updated_at (zero) is not.
-func Within(updatedAt, now time.Time, horizon time.Duration) bool {
+func WithinHorizon(updatedAt, now time.Time, horizon time.Duration) bool {
 	return !updatedAt.IsZero() && !updatedAt.Before(now.Add(-horizon))
 }
 

@@ -68,7 +68,7 @@ var packageTable = []packageRow{
 	{Pkg: "connector/preflight", Owns: "the check of everything a start needs, one problem per line",
 		May: []string{"stdlib", "connector", "connector/topics", internal, franz, "github.com/sethvargo/go-envconfig"}},
 	{Pkg: "connector/kit", Owns: "public Go package of the topics: encode commands, decode outcomes, newest state per session, webhook dedupe",
-		May: []string{"stdlib", "internal/codec", "internal/lru", "internal/sensitive", "schemas", franz}},
+		May: []string{"stdlib", "internal/codec", "internal/fifo", "internal/sensitive", "schemas", franz}},
 	{Pkg: "internal/payapi", Owns: "typed API client: every endpoint, signing of requests, error classes",
 		May: []string{"stdlib", "internal/signing", "internal/sensitive", "internal/tracing", otel,
 			"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"}},
@@ -79,7 +79,7 @@ var packageTable = []packageRow{
 	{Pkg: "internal/codec", Owns: "Avro/JSON encoding of commands and outcomes, registry, single-object encoding, masking; the order of two session states and its horizon. " +
 		"Avro by `github.com/twmb/avro`: maintained, by franz-go's author, and its decoding is bounded in time and memory by " +
 		"the record's size (it replaced the archived `hamba/avro`, whose decoder one 189-byte command could spin forever)",
-		May: []string{"stdlib", "github.com/twmb/avro", "github.com/twmb/franz-go/pkg/sr", "schemas", "internal/lru", "internal/sensitive", xsync},
+		May: []string{"stdlib", "github.com/twmb/avro", "github.com/twmb/franz-go/pkg/sr", "schemas", "internal/fifo", "internal/sensitive", xsync},
 		Not: []string{"net/http/..."}},
 	{Pkg: "internal/config", Owns: "environment configuration and its validation (describes; does not build clients)",
 		May: []string{"stdlib", "github.com/sethvargo/go-envconfig", "internal/fields"}},
@@ -89,7 +89,7 @@ var packageTable = []packageRow{
 		May: []string{"stdlib", "github.com/twmb/franz-go/pkg/kgo"}},
 	{Pkg: "internal/outbound", Owns: "the Encoder and Producer through which the connector's writers put outcome records on Kafka, and the Sizer that fits each record to its topic's limit",
 		May: []string{"stdlib", "internal/codec", "internal/header", "github.com/twmb/franz-go/pkg/kgo", "github.com/twmb/franz-go/pkg/kerr", prom}},
-	{Pkg: "internal/lru", Owns: "a map bounded by size and age (webhook dedupe in the ingress and the kit)",
+	{Pkg: "internal/fifo", Owns: "a first-in-first-out set with expiry (webhook dedupe in the ingress and the kit, the codec's refused schema ids)",
 		May: []string{"stdlib"}},
 	{Pkg: "internal/retry", Owns: "one doubling wait for restarts and poll backoff",
 		May: []string{"stdlib"}},

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/paysession/paysession/internal/lru"
+	"github.com/paysession/paysession/internal/fifo"
 )
 
 // Ingress is the webhook endpoint. It is an http.Handler to mount on the
@@ -21,10 +21,10 @@ type Ingress struct {
 	// those published (answered 200 again without publishing) and those
 	// that failed (retried with only the records Kafka did not take);
 	// bounded by DedupeMaxEntries and DedupeTTL.
-	deliveries *lru.Cache[string, *delivery]
+	deliveries *fifo.Set[string, *delivery]
 	// confirmed remembers the sessions session/status found, with their
 	// project (binding.go); bounded by DedupeMaxEntries and DedupeTTL.
-	confirmed *lru.Cache[string, *string]
+	confirmed *fifo.Set[string, *string]
 	checks    chan struct{} // one token per session/status call in flight, MaxChecks at most
 
 	baseCtx  context.Context // cancels records still buffered at hard stop
@@ -44,14 +44,14 @@ func New(cfg Config) (*Ingress, error) {
 		return nil, fmt.Errorf("webhook ingress config: %w", err)
 	}
 	cfg.defaults()
-	d := lru.New[string, *delivery](cfg.DedupeMaxEntries, cfg.DedupeTTL)
+	d := fifo.New[string, *delivery](cfg.DedupeMaxEntries, cfg.DedupeTTL)
 	m, err := newMetrics(cfg.Registerer, func() int { return d.Len(cfg.Now()) })
 	if err != nil {
 		return nil, fmt.Errorf("webhook ingress metrics: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Ingress{cfg: cfg, paths: projectPaths(cfg), metrics: m, deliveries: d, baseCtx: ctx, cancel: cancel,
-		confirmed: lru.New[string, *string](cfg.DedupeMaxEntries, cfg.DedupeTTL), checks: make(chan struct{}, cfg.MaxChecks),
+		confirmed: fifo.New[string, *string](cfg.DedupeMaxEntries, cfg.DedupeTTL), checks: make(chan struct{}, cfg.MaxChecks),
 		bodies: make(chan struct{}, cfg.MaxBodies), slots: make(chan struct{}, cfg.MaxInFlight)}, nil
 }
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/paysession/paysession/internal/lru"
+	"github.com/paysession/paysession/internal/fifo"
 )
 
 // SeenConfig bounds the memory of a Seen.
@@ -40,7 +40,7 @@ func (c SeenConfig) Validate() error {
 // the same event id. It is safe for concurrent use.
 type Seen struct {
 	now func() time.Time
-	ids *lru.Cache[string, struct{}]
+	ids *fifo.Set[string, struct{}]
 }
 
 // NewSeen returns an empty Seen.
@@ -57,7 +57,7 @@ func NewSeen(cfg SeenConfig) (*Seen, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Seen{now: cfg.Now, ids: lru.New[string, struct{}](cfg.MaxEntries, cfg.TTL)}, nil
+	return &Seen{now: cfg.Now, ids: fifo.New[string, struct{}](cfg.MaxEntries, cfg.TTL)}, nil
 }
 
 // First reports whether eventID is seen for the first time within TTL, and

@@ -12,8 +12,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/internal/fifo"
 	"github.com/paysession/paysession/internal/kafka"
-	"github.com/paysession/paysession/internal/lru"
 	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/retry"
 )
@@ -30,7 +30,7 @@ type Writer struct {
 	caps    outbound.Limits // the running session's batch caps (limits.go; Run goroutine)
 	sizer   *outbound.Sizer // Config.Sizer pinned to caps (Run goroutine)
 	// staleLogged holds the sessions whose stale update was logged lately.
-	staleLogged *lru.Cache[string, struct{}]
+	staleLogged *fifo.Set[string, struct{}]
 	// projects interns the projects the sessions' states name (known.go).
 	projects projectTable
 
@@ -54,7 +54,7 @@ func New(cfg Config) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{cfg: cfg, log: cfg.Logger, metrics: m, index: x, pending: map[int32]bool{}, takenOver: map[int32]takeover{}, wake: make(chan struct{}, 1),
-		staleLogged: lru.New[string, struct{}](staleLogMax, staleLogEvery)}
+		staleLogged: fifo.New[string, struct{}](staleLogMax, staleLogEvery)}
 	w.pinLimits()
 	return w, nil
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 	"golang.org/x/sync/singleflight"
 
-	"github.com/paysession/paysession/internal/lru"
+	"github.com/paysession/paysession/internal/fifo"
 	"github.com/paysession/paysession/schemas"
 )
 
@@ -46,12 +46,12 @@ type Decoder struct {
 
 	mu       sync.Mutex
 	now      func() time.Time
-	writers  map[int]*avro.Schema               // registry id -> writer schema
-	usages   map[usageKey]struct{}              // (id, subject) registered there
-	refusals *lru.Cache[usageKey, *DecodeError] // ids not found, or not under a subject: bounded, expiring
-	resolved map[resolveKey]*avro.Schema        // (writer, reader) -> resolved schema
-	failures map[resolveKey]*DecodeError        // incompatible pairs, remembered
-	fetching singleflight.Group                 // one registry request per question at a time
+	writers  map[int]*avro.Schema              // registry id -> writer schema
+	usages   map[usageKey]struct{}             // (id, subject) registered there
+	refusals *fifo.Set[usageKey, *DecodeError] // ids not found, or not under a subject: bounded, expiring
+	resolved map[resolveKey]*avro.Schema       // (writer, reader) -> resolved schema
+	failures map[resolveKey]*DecodeError       // incompatible pairs, remembered
+	fetching singleflight.Group                // one registry request per question at a time
 	_        struct{}
 }
 
@@ -82,7 +82,7 @@ func NewDecoder(cfg DecoderConfig) (*Decoder, error) {
 		now:      now,
 		writers:  map[int]*avro.Schema{},
 		usages:   map[usageKey]struct{}{},
-		refusals: lru.New[usageKey, *DecodeError](MaxRefusals, RefusalTTL),
+		refusals: fifo.New[usageKey, *DecodeError](MaxRefusals, RefusalTTL),
 		resolved: map[resolveKey]*avro.Schema{},
 		failures: map[resolveKey]*DecodeError{},
 	}, nil

@@ -1,13 +1,13 @@
-package lru
+package fifo
 
 import (
 	"testing"
 	"time"
 )
 
-// TestCacheBounds: an entry lives for the TTL from when it was added, and
+// TestSetBounds: an entry lives for the TTL from when it was added, and
 // past MaxEntries the oldest goes first.
-func TestCacheBounds(t *testing.T) {
+func TestSetBounds(t *testing.T) {
 	t0 := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	c := New[string, int](2, time.Hour)
 	n := 0

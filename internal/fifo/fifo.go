@@ -1,8 +1,10 @@
-// Package lru is a map bounded by size and by age: an entry lives for a
-// TTL from when it was added, and past the size the oldest goes first. The
-// webhook ingress remembers deliveries by event id in one, and the kit's
-// Seen remembers event ids in one.
-package lru
+// Package fifo is a first-in-first-out set with expiry: a key (each with a
+// value) lives for a TTL from when it was added, and past the size the
+// first added goes first. Reading a key does not renew it (it is no LRU
+// cache). The webhook ingress remembers deliveries by event id in one, the
+// kit's Seen remembers event ids in one, the codec the schema ids it
+// refused, and the session writer the stale states it logged.
+package fifo
 
 import (
 	"container/list"
@@ -11,10 +13,10 @@ import (
 	"time"
 )
 
-// Cache maps keys to values for at most TTL each (an entry added at t lives
-// in [t, t+TTL)) and holds at most MaxEntries of them, dropping the oldest
-// first. It is safe for concurrent use.
-type Cache[K comparable, V any] struct {
+// Set holds keys, each with a value, for at most TTL each (a key added at t
+// lives in [t, t+TTL)) and at most MaxEntries of them, dropping the first
+// added first. It is safe for concurrent use.
+type Set[K comparable, V any] struct {
 	mu         sync.Mutex
 	ttl        time.Duration
 	maxEntries int
@@ -28,15 +30,15 @@ type entry[K comparable, V any] struct {
 	added time.Time
 }
 
-// New returns an empty cache of at most maxEntries entries, each kept for
+// New returns an empty set of at most maxEntries entries, each kept for
 // ttl.
-func New[K comparable, V any](maxEntries int, ttl time.Duration) *Cache[K, V] {
-	return &Cache[K, V]{ttl: ttl, maxEntries: maxEntries, order: list.New(), index: make(map[K]*list.Element)}
+func New[K comparable, V any](maxEntries int, ttl time.Duration) *Set[K, V] {
+	return &Set[K, V]{ttl: ttl, maxEntries: maxEntries, order: list.New(), index: make(map[K]*list.Element)}
 }
 
 // GetOrAdd returns the value of key when it was added within the TTL before
 // now; otherwise it adds mk() as of now and returns it with added true.
-func (c *Cache[K, V]) GetOrAdd(key K, now time.Time, mk func() V) (v V, added bool) {
+func (c *Set[K, V]) GetOrAdd(key K, now time.Time, mk func() V) (v V, added bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.expire(now)
@@ -52,8 +54,8 @@ func (c *Cache[K, V]) GetOrAdd(key K, now time.Time, mk func() V) (v V, added bo
 }
 
 // All returns the entries alive at now, newest first (a snapshot: the
-// cache may change while they are read).
-func (c *Cache[K, V]) All(now time.Time) iter.Seq2[K, V] {
+// set may change while they are read).
+func (c *Set[K, V]) All(now time.Time) iter.Seq2[K, V] {
 	c.mu.Lock()
 	c.expire(now)
 	live := make([]*entry[K, V], 0, c.order.Len())
@@ -71,7 +73,7 @@ func (c *Cache[K, V]) All(now time.Time) iter.Seq2[K, V] {
 }
 
 // Len returns the number of entries alive at now.
-func (c *Cache[K, V]) Len(now time.Time) int {
+func (c *Set[K, V]) Len(now time.Time) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.expire(now)
@@ -80,20 +82,20 @@ func (c *Cache[K, V]) Len(now time.Time) int {
 
 // expire drops the entries whose TTL has run out at now (the oldest are at
 // the back).
-func (c *Cache[K, V]) expire(now time.Time) {
+func (c *Set[K, V]) expire(now time.Time) {
 	for el := c.order.Back(); el != nil && now.Sub(el.Value.(*entry[K, V]).added) >= c.ttl; el = c.order.Back() {
 		c.drop(el)
 	}
 }
 
-func (c *Cache[K, V]) drop(el *list.Element) {
+func (c *Set[K, V]) drop(el *list.Element) {
 	c.order.Remove(el)
 	delete(c.index, el.Value.(*entry[K, V]).key)
 }
 
 // Get returns the value of key when it was added within the TTL before
 // now.
-func (c *Cache[K, V]) Get(key K, now time.Time) (v V, ok bool) {
+func (c *Set[K, V]) Get(key K, now time.Time) (v V, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.expire(now)

@@ -11,7 +11,7 @@ import (
 )
 
 // The package table: the repository's maintained version of ARCHITECTURE.md's package
-// boundaries. It is the single source of the README's "Package layout" section and of what
+// boundaries. It is the single source of connector/README.md's "Package layout" section and of what
 // layout_test.go enforces on the import graph.
 //
 // A pattern names import paths. This module's packages are written relative to the module
@@ -138,17 +138,20 @@ var importRules = []importRule{
 		From: "internal/config/...", Forbid: []string{franz, "internal/signing/...", "internal/logging/..."}},
 }
 
-var update = flag.Bool("update", false, "rewrite README.md's Package layout section from the package table")
+var update = flag.Bool("update", false, "rewrite connector/README.md's Package layout section from the package table")
+
+// layoutDoc is the document whose Package layout section the table generates.
+const layoutDoc = "connector/README.md"
 
 const layoutHeading = "## Package layout"
 
-// TestPackageLayoutInReadme keeps the README's Package layout section equal to the table.
+// TestPackageLayoutInReadme keeps layoutDoc's Package layout section equal to the table.
 func TestPackageLayoutInReadme(t *testing.T) {
 	root, err := harness.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(root, "README.md")
+	path := filepath.Join(root, filepath.FromSlash(layoutDoc))
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +159,7 @@ func TestPackageLayoutInReadme(t *testing.T) {
 	readme := string(b)
 	start, end, ok := sectionBounds(readme, layoutHeading)
 	if !ok {
-		t.Fatalf("README.md has no %q section; add the heading and run with -update", layoutHeading)
+		t.Fatalf("%s has no %q section; add the heading and run with -update", layoutDoc, layoutHeading)
 	}
 	want := renderLayout(packageTable, importRules)
 	if readme[start:end] == want {
@@ -168,8 +171,8 @@ func TestPackageLayoutInReadme(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README.md's %q section differs from the package table (integration/layout_table_test.go); "+
-		"run go test ./integration/ -run TestPackageLayoutInReadme -update, or make it:\n%s", layoutHeading, want)
+	t.Errorf("%s's %q section differs from the package table (integration/layout_table_test.go); "+
+		"run go test ./integration/ -run TestPackageLayoutInReadme -update, or make it:\n%s", layoutDoc, layoutHeading, want)
 }
 
 // sectionBounds returns where the level-2 section headed heading starts and where the next
@@ -186,7 +189,7 @@ func sectionBounds(text, heading string) (start, end int, ok bool) {
 	return start, len(text), true
 }
 
-// renderLayout renders the table and the rules as the README's Package layout section.
+// renderLayout renders the table and the rules as layoutDoc's Package layout section.
 func renderLayout(rows []packageRow, rules []importRule) string {
 	var b strings.Builder
 	b.WriteString(layoutHeading + "\n")

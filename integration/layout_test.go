@@ -184,7 +184,7 @@ func tableViolations(pkgs []listedPackage, rows []packageRow) []string {
 		rel := relative(p.ImportPath)
 		row, ok := rowOf(rel, rows)
 		if !ok {
-			out = append(out, rel+": no row in the package table (integration/layout_table_test.go); add one and its README line")
+			out = append(out, rel+": no row in the package table (integration/layout_table_test.go); add one (-update rewrites connector/README.md)")
 			continue
 		}
 		for _, imp := range p.Imports {

@@ -41,7 +41,7 @@ func runCheck(ctx context.Context, args []string, env envconfig.Lookuper, enviro
 }
 
 // describeConfig is `connector config -describe`: every variable with its
-// default and meaning, the README's configuration table.
+// default and meaning, the configuration table of internal/config/README.md.
 func describeConfig(stdout io.Writer) int {
 	fmt.Fprint(stdout, config.VariablesTable())
 	return exitOK

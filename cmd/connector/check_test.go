@@ -110,11 +110,11 @@ func TestConfigDescribe(t *testing.T) {
 	if code := run(context.Background(), []string{"config", "-describe"}, func(string) string { return "" }, &out, &errOut); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "internal", "config", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "| `PAYSESSION_KAFKA_BROKERS` |") || !strings.Contains(string(readme), out.String()) {
-		t.Fatalf("config -describe is not the README's configuration table:\n%s", out.String())
+		t.Fatalf("config -describe is not internal/config/README.md's configuration table:\n%s", out.String())
 	}
 }

@@ -48,7 +48,7 @@ Commands:
 
 connector --version prints the version, revision and Go version.
 
-Run 'connector <command> -h' for a command's flags. README.md lists every variable.
+Run 'connector <command> -h' for a command's flags. 'connector config -describe' lists every variable.
 `
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {

@@ -17,7 +17,7 @@ import (
 
 // DefaultFetchMaxWait is how long a fetch of the control topic waits for a
 // record when there is none: the part of the pause bound spent learning of
-// a new record (README, "Pause and resume").
+// a new record (helm/paysession-connector/README.md, "Pause and resume").
 const DefaultFetchMaxWait = 500 * time.Millisecond
 
 // Config configures a Reader.

@@ -47,7 +47,7 @@ func (c LatestConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Latest keeps the newest state of each session, as the README asks every
+// Latest keeps the newest state of each session, as schemas/README.md asks every
 // consumer of the sessions topic to: records of one session may arrive out
 // of order (a webhook to one replica, a poll on another), so the last record
 // read is not always the newest. Newer means a later updated_at, then a

@@ -160,7 +160,7 @@ func TestNumberOfKeepsOnlyCanonicalIDs(t *testing.T) {
 }
 
 // BenchmarkSessionMemory reports the heap a partition holds per
-// remembered session (the README's sizing uses it).
+// remembered session (the chart README's sizing uses it).
 func BenchmarkSessionMemory(b *testing.B) {
 	const n = 200000
 	for range b.N {

@@ -28,7 +28,7 @@ import (
 // 340 MiB and the same traffic meets about one pause (21-55 ms) per side.
 // The collector stays the harness's serial one: at 1 GiB, the parallel
 // collector cost throughput and G1 with Kafka's own flags paused more often
-// in the half-max phase (RESULTS.md, session 12).
+// in the half-max phase (RESULTS-archive.md, session 12).
 const brokerHeap = "1g"
 
 // brokerGCLogArgs are the JVM flags that make the broker log every pause,

@@ -54,7 +54,7 @@ type PacedGC struct {
 // pauses: what is left of the ratio once the pauses, which fall where they
 // fall, are taken out. A readout beside the target, not the target: the
 // connector's own traffic makes the broker collect more often, and the
-// ratio counts that (README, Benchmarks; RESULTS.md, session 14).
+// ratio counts that (README.md; RESULTS-archive.md, session 14).
 type PacedOutside struct {
 	Connector        float64 `json:"connector_p99_ms"`
 	Naive            float64 `json:"naive_loop_p99_ms"`

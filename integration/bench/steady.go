@@ -29,7 +29,7 @@ import (
 // brokerSteadyAfter young collections. A side effect: the default signer's
 // paced phase now starts at about the same point of the broker's
 // collection cycle in every run, so where its collections fall varies
-// little between runs (README, Benchmarks).
+// little between runs (integration/bench/README.md).
 
 // brokerSteadyAfter is how many young collections a broker has made when
 // its collections are those of its steady state.

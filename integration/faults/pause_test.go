@@ -33,7 +33,7 @@ import (
 //
 // The row reports in answered s the time from the pause to the last API
 // call before the resume, and in bound s the bound: the control topic's
-// fetch wait (0.5 s) plus two batch deadlines (README, "Pause and
+// fetch wait (0.5 s) plus two batch deadlines (the chart README, "Pause and
 // resume").
 func TestPauseResume(t *testing.T) {
 	t.Parallel()

@@ -3,7 +3,7 @@
 // repository's .cache (as the harness fetches the Kafka broker's jars),
 // runs Prometheus scraping a connector under load with the chart's rule
 // file, and evaluates every panel query of the chart's Grafana dashboard and
-// every series each alert reads. Its tests also hold the README's metrics
+// every series each alert reads. Its tests also hold the chart README's metrics
 // list to the metrics the code defines and its runbook to the alerts.
 //
 // The dashboard and rules live in the chart (helm/paysession-connector/

@@ -16,7 +16,7 @@ import (
 	"github.com/paysession/paysession/integration/harness"
 )
 
-// metricDef is a metric as the code defines it or the README lists it.
+// metricDef is a metric as the code defines it or the chart README lists it.
 type metricDef struct {
 	Type   string   // counter, gauge, histogram, summary, kprom (a family of franz-go client metrics); "" unknown
 	Labels []string // sorted
@@ -158,10 +158,10 @@ func stringList(e ast.Expr) []string {
 	return out
 }
 
-// readmeMetrics parses the table of the README's Metrics section.
+// readmeMetrics parses the table of the chart README's Metrics section.
 func readmeMetrics(t *testing.T) map[string]metricDef {
 	t.Helper()
-	section := readmeSectionOf(t, "### Metrics")
+	section := readmeSectionOf(t, "## Metrics")
 	out := map[string]metricDef{}
 	for _, line := range strings.Split(section, "\n") {
 		cells := strings.Split(line, "|")
@@ -177,34 +177,38 @@ func readmeMetrics(t *testing.T) map[string]metricDef {
 		}
 		slices.Sort(labels)
 		if _, dup := out[name]; dup {
-			t.Errorf("README lists %s twice", name)
+			t.Errorf("the chart README lists %s twice", name)
 		}
 		out[name] = metricDef{Type: strings.TrimSpace(cells[2]), Labels: labels}
 	}
 	return out
 }
 
-// readmeSection returns the text from heading to the next heading of the
-// same or a higher level.
-// readmeSectionOf returns the README's section under heading; t fails when
-// the README has none.
+// chartReadme is the document that lists the metrics and holds the runbook:
+// the chart's README, beside the alert rules.
+const chartReadme = "helm/paysession-connector/README.md"
+
+// readmeSectionOf returns chartReadme's section under heading; t fails when
+// it has none.
 func readmeSectionOf(t *testing.T, heading string) string {
 	t.Helper()
 	root, err := harness.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(chartReadme)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	section := readmeSection(string(b), heading)
 	if section == "" {
-		t.Fatalf("README has no %s section", heading)
+		t.Fatalf("%s has no %s section", chartReadme, heading)
 	}
 	return section
 }
 
+// readmeSection returns the text from heading to the next heading of the
+// same or a higher level.
 func readmeSection(readme, heading string) string {
 	i := strings.Index(readme, "\n"+heading+"\n")
 	if i < 0 {
@@ -220,7 +224,7 @@ func readmeSection(readme, heading string) string {
 	return rest
 }
 
-// TestREADMEMetricsList: the README's metrics table lists exactly the
+// TestREADMEMetricsList: the chart README's metrics table lists exactly the
 // metrics the code defines, each with its type and labels.
 func TestREADMEMetricsList(t *testing.T) {
 	code, readme := codeMetrics(t), readmeMetrics(t)
@@ -231,16 +235,16 @@ func TestREADMEMetricsList(t *testing.T) {
 		doc, ok := readme[name]
 		switch {
 		case !ok:
-			t.Errorf("%s (%s, labels %v) is defined in the code but not in the README's metrics list", name, def.Type, def.Labels)
+			t.Errorf("%s (%s, labels %v) is defined in the code but not in the chart README's metrics list", name, def.Type, def.Labels)
 		case def.Type != "" && doc.Type != def.Type:
-			t.Errorf("%s: README says %s, the code defines a %s", name, doc.Type, def.Type)
+			t.Errorf("%s: the chart README says %s, the code defines a %s", name, doc.Type, def.Type)
 		case !slices.Equal(doc.Labels, def.Labels):
-			t.Errorf("%s: README labels %v, the code's %v", name, doc.Labels, def.Labels)
+			t.Errorf("%s: the chart README labels %v, the code's %v", name, doc.Labels, def.Labels)
 		}
 	}
 	for name := range readme {
 		if _, ok := code[name]; !ok {
-			t.Errorf("the README lists %s, which the code does not define", name)
+			t.Errorf("the chart README lists %s, which the code does not define", name)
 		}
 	}
 }

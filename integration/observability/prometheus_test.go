@@ -28,7 +28,7 @@ var dashboardVars = map[string]string{"namespace": testNamespace, "job": testJob
 // query of every dashboard panel and every series each alert and recording
 // rule reads must return data, every rule must evaluate without error,
 // PaysessionIndeterminateResults must fire, and every paysession_* metric
-// scraped must be in the README's metrics list.
+// scraped must be in the chart README's metrics list.
 func TestDashboardAndAlertsOnRealPrometheus(t *testing.T) {
 	harness.Kafka(t) // skips in -short mode
 	r := startRig(t)
@@ -206,7 +206,7 @@ func queriesToCheck(t *testing.T) []check {
 }
 
 // checkScrapedMetricsListed: every paysession_* metric Prometheus scraped
-// from the running connector is in the README's metrics list (by name or
+// from the running connector is in the chart README's metrics list (by name or
 // by a kprom family prefix).
 func checkScrapedMetricsListed(t *testing.T, r *rig) {
 	t.Helper()
@@ -225,7 +225,7 @@ func checkScrapedMetricsListed(t *testing.T, r *rig) {
 	}
 	sort.Strings(unlisted)
 	if len(unlisted) > 0 {
-		t.Errorf("scraped but not in the README's metrics list: %v", unlisted)
+		t.Errorf("scraped but not in the chart README's metrics list: %v", unlisted)
 	}
 	if len(got) < 20 {
 		t.Errorf("only %d paysession_* metrics scraped", len(got))

@@ -6,15 +6,15 @@ import (
 	"testing"
 )
 
-// TestRunbookHasEveryAlert: the README's runbook has one entry per alert of
+// TestRunbookHasEveryAlert: the chart README's runbook has one entry per alert of
 // the rule file (and none for an alert that does not exist), each saying
 // what it means, where to look and what to do, and each alert's runbook_url
 // points at its entry.
 func TestRunbookHasEveryAlert(t *testing.T) {
-	runbook := readmeSectionOf(t, "### Runbook")
+	runbook := readmeSectionOf(t, "## Runbook")
 	entries := map[string]string{}
 	var order []string
-	for _, part := range strings.Split(runbook, "\n#### ")[1:] {
+	for _, part := range strings.Split(runbook, "\n### ")[1:] {
 		name, body, _ := strings.Cut(part, "\n")
 		entries[name] = body
 		order = append(order, name)
@@ -32,7 +32,7 @@ func TestRunbookHasEveryAlert(t *testing.T) {
 		alerts = append(alerts, a.Alert)
 		body, ok := entries[a.Alert]
 		if !ok {
-			t.Errorf("no runbook entry #### %s", a.Alert)
+			t.Errorf("no runbook entry ### %s", a.Alert)
 			continue
 		}
 		for _, part := range []string{"- **Means**:", "- **Look at**:", "- **Do**:"} {
@@ -40,7 +40,7 @@ func TestRunbookHasEveryAlert(t *testing.T) {
 				t.Errorf("runbook entry %s lacks %q", a.Alert, part)
 			}
 		}
-		if want := "README.md#" + strings.ToLower(a.Alert); !strings.HasSuffix(a.Annotations["runbook_url"], want) {
+		if want := chartReadme + "#" + strings.ToLower(a.Alert); !strings.HasSuffix(a.Annotations["runbook_url"], want) {
 			t.Errorf("%s: runbook_url %q does not end in %s", a.Alert, a.Annotations["runbook_url"], want)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/paysession/paysession/internal/paysim"
 )
 
-// TestSessionOrderAcrossThreeReplicas tests the order the README promises
+// TestSessionOrderAcrossThreeReplicas tests the order connector/README.md promises
 // with several replicas (issue 14, item 4): a session's commands on one
 // partition of one command topic execute in offset order, whichever of the
 // group's replicas holds the partition, across a replica leaving and

@@ -148,7 +148,7 @@ func (p *problems) phone(field, v string) {
 // metadata also digits under a member named as a security code ({"cvv":
 // "321"}). About one random 12–19 digit number in ten passes the Luhn
 // check: numeric references of card lengths are a poor choice, as numeric
-// keys are (the README has the measured rates).
+// keys are (schemas/README.md has the measured rates).
 const cardDataReason = "must not hold a card number or security code"
 
 // freeText refuses a free-text field that holds card data.

@@ -92,7 +92,7 @@ func (c *Config) Redacted() string {
 }
 
 // VariablesTable is every variable as a Markdown table of name, default and
-// meaning: the README's configuration table and `connector config
+// meaning: this package's README.md and `connector config
 // -describe`, so the documentation travels with the binary.
 func VariablesTable() string {
 	var b strings.Builder

@@ -24,7 +24,7 @@
 // least its ConfirmAbove.
 //
 // Choices where the spec says "not shown" are documented where they are
-// made, and listed in the README's sandbox section: HTTP statuses (auth.go,
+// made, and listed in this package's README.md: HTTP statuses (auth.go,
 // errors.go), the rule vocabulary of
 // invalid_request descriptions (validate.go), methods without idempotency
 // keys (api.go), the webhook schedule (webhooks.go), admin endpoints

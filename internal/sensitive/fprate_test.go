@@ -18,7 +18,7 @@ type referenceClass struct {
 	prefix   string // written before the random part
 	pattern  string // instead of min and max: every 'x' is a random character
 	// low and high bound the refused share the class must show: the
-	// figures of the README, kept honest.
+	// figures of schemas/README.md, kept honest.
 	low, high float64
 }
 

@@ -20,7 +20,7 @@ import (
 // end it (TxnOffsetCommit, Heartbeat, EndTxn) paid it. A gate with fewer
 // slots than processors leaves a processor to the goroutines that move
 // replies along; the signatures behind the gate wait blocked, not
-// runnable (integration/bench/RESULTS.md, session 11).
+// runnable (integration/bench/RESULTS-archive.md, session 11).
 type Gate struct {
 	slots chan struct{}
 }

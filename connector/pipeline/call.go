@@ -34,12 +34,12 @@ func (p *Pipeline) call(ctx context.Context, in *inbound, start time.Time) *outc
 		}
 		out.last = now
 		started := time.Now()
-		sess, err := cmd.call(in.traced(ctx), p.api, payapi.WithIdempotencyKey(in.key), payapi.WithTraceContext(traceContext(in.rec)))
+		ans, err := cmd.send(in.traced(ctx), p.api, payapi.WithIdempotencyKey(in.key), payapi.WithTraceContext(traceContext(in.rec)))
 		p.release()
 		p.metrics.observeCall(cmd.Endpoint, err, time.Since(started))
 		if err == nil {
 			p.health.success()
-			out.session = sess
+			out.answer = ans
 			return p.end(out, start, nil, false, sent)
 		}
 		var ae *payapi.Error

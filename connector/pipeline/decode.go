@@ -19,22 +19,16 @@ type Decoder interface {
 	Decode(ctx context.Context, topic string, kind codec.CommandKind, value []byte) (codec.Command, error)
 }
 
-// callFunc performs a command's API call with the given options (the
-// idempotency key among them).
-type callFunc func(ctx context.Context, api API, opts ...payapi.CallOption) (*payapi.Session, error)
-
 // command is a decoded, validated command ready to call the API.
 type command struct {
 	Kind      string
 	Endpoint  string // API method, e.g. session/capture
 	SessionID string // empty when the command names no session (it creates one)
-	call      callFunc
+	// request is the API call, a value (request.go); send sends it.
+	request request
 	// answersSession: the API's answer normally holds the session (the spec
 	// marks it optional: an answer without one is accepted, state unknown).
 	answersSession bool
-	// token receives the recurring-token state a disable_recurring call
-	// returned, for the command's result (nil for other kinds).
-	token *tokenAnswer
 	// route are the call options of the command's project and submerchant:
 	// a settling status query of its session goes under the same project.
 	route []payapi.CallOption
@@ -50,6 +44,12 @@ type invalidError struct {
 	Field string // field path when known
 	Rule  string
 	Err   error
+}
+
+// send sends the command's request with opts (its key and trace context)
+// and the options of its route.
+func (c *command) send(ctx context.Context, api API, opts ...payapi.CallOption) (answer, error) {
+	return send(ctx, api, c.request, append(opts[:len(opts):len(opts)], c.route...)...)
 }
 
 func (e *invalidError) Error() string { return e.Err.Error() }

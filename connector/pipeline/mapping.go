@@ -1,188 +1,96 @@
 package pipeline
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/payapi"
 )
 
 // This file maps the Kafka model (codec commands) to the API model (payapi
-// requests). Everything here is pure: no I/O beyond the returned closure.
+// requests): one row per command kind. Everything here is pure.
 
-// endpoints names the API method of each command kind (a metrics label).
-var endpoints = map[codec.CommandKind]string{
-	codec.KindInitPayout: "session/init/payout", codec.KindInitPayment: "session/init/payment",
-	codec.KindCreateSession: "session/create", codec.KindStartPayout: "session/start/payout",
-	codec.KindStartPayment: "session/start/payment", codec.KindCapture: "session/capture",
-	codec.KindRefund: "session/refund", codec.KindConfirm: "session/confirm", codec.KindCancel: "session/cancel",
-	codec.KindDisableRecurring: "recurrent/disable", codec.KindFPSVerification: "fps/customer_verification",
-	codec.KindStatusRefresh: "session/status", codec.KindBankPayPush: "bankpay/push",
+// kindRow is what the pipeline knows of a command kind: the API method it
+// calls (a metrics label), whether that method's answer holds the session
+// (the spec marks it optional: an answer without one is accepted, state
+// unknown), and the request it builds from a command.
+type kindRow struct {
+	endpoint       string
+	answersSession bool
+	request        func(codec.Command) request
 }
 
-// toCommand maps a decoded command to the call that executes it, under the
-// project and submerchant the command names.
-func toCommand(c codec.Command) (*command, error) {
-	cmd := &command{Kind: string(c.Kind()), Endpoint: endpoints[c.Kind()], SessionID: c.SessionRef(),
-		answersSession: !answersNoSession[c.Kind()]}
-	if c.Kind() == codec.KindDisableRecurring {
-		cmd.token = &tokenAnswer{}
-	}
-	call, err := callFor(c, cmd.token)
-	if err != nil {
-		return nil, err
-	}
-	cmd.call, cmd.route, cmd.project = routed(call, c.Route()), routeOptions(c.Route()), c.Route().Project
-	return cmd, nil
+// row is the kindRow of the commands of type C.
+func row[C codec.Command](endpoint string, answersSession bool, build func(C) request) kindRow {
+	return kindRow{endpoint: endpoint, answersSession: answersSession,
+		request: func(c codec.Command) request { return build(c.(C)) }}
 }
 
-// tokenAnswer keeps the recurring-token state the last disable_recurring
-// call of a command returned, for the command's result.
-type tokenAnswer struct {
-	mu sync.Mutex
-	t  *payapi.RecurringToken
-}
-
-func (a *tokenAnswer) set(t *payapi.RecurringToken) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.t = t
-}
-
-func (a *tokenAnswer) get() *payapi.RecurringToken {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.t
-}
-
-// disableRecurring disables a token, keeping the answer's token state.
-func disableRecurring(token string, into *tokenAnswer) callFunc {
-	return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {
-		t, err := a.DisableRecurring(ctx, token, o...)
-		if err == nil {
-			into.set(t)
-		}
-		return nil, err
-	}
-}
-
-// routeOptions are the call options of a command's project and submerchant
-// (none for the configured defaults). A project the client has no key for
-// fails the call before anything is sent (payapi.CodeUnknownProject).
-func routeOptions(r codec.Route) []payapi.CallOption {
-	var o []payapi.CallOption
-	if r.Project != "" {
-		o = append(o, payapi.WithProject(r.Project))
-	}
-	if r.Submerchant != "" {
-		o = append(o, payapi.WithSubmerchant(r.Submerchant))
-	}
-	return o
-}
-
-// routed adds the route's options to every call of a command.
-func routed(call callFunc, r codec.Route) callFunc {
-	ro := routeOptions(r)
-	if len(ro) == 0 {
-		return call
-	}
-	return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {
-		return call(ctx, a, append(o[:len(o):len(o)], ro...)...)
-	}
-}
-
-// answersNoSession are the kinds whose API answer never holds a session.
-var answersNoSession = map[codec.CommandKind]bool{codec.KindDisableRecurring: true, codec.KindBankPayPush: true}
-
-// callFor returns the API call of a command; a disable_recurring call keeps
-// the token state the answer showed in token.
-func callFor(c codec.Command, token *tokenAnswer) (callFunc, error) {
-	switch c := c.(type) {
-	case *codec.InitPayout:
-		req := payapi.InitPayoutRequest{Instrument: instrument(&c.Instrument), Amount: amount(&c.Amount, &c.Currency),
+// kindRows holds the row of every command kind.
+var kindRows = map[codec.CommandKind]kindRow{
+	codec.KindInitPayout: row("session/init/payout", true, func(c *codec.InitPayout) request {
+		return initPayoutRequest{Instrument: instrument(&c.Instrument), Amount: amount(&c.Amount, &c.Currency),
 			Participants: participants(c.Participants), Customer: customer(c.Customer), Metadata: metadata(c.Metadata)}
-		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
-			return a.InitPayout(ctx, req, o...)
-		}), nil
-	case *codec.InitPayment:
-		req := payapi.InitPaymentRequest{Instrument: instrument(&c.Instrument), Amount: amount(&c.Amount, &c.Currency),
+	}),
+	codec.KindInitPayment: row("session/init/payment", true, func(c *codec.InitPayment) request {
+		return initPaymentRequest{Instrument: instrument(&c.Instrument), Amount: amount(&c.Amount, &c.Currency),
 			Customer: customer(&c.Customer), Participants: participants(c.Participants),
 			PaymentOptions: paymentOptions(c.PaymentOptions), Metadata: metadata(c.Metadata)}
-		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
-			return a.InitPayment(ctx, req, o...)
-		}), nil
-	case *codec.CreateSession:
-		req := payapi.CreateSessionRequest{PayoutInstrument: instrument(c.PayoutInstrument),
+	}),
+	codec.KindCreateSession: row("session/create", true, func(c *codec.CreateSession) request {
+		return createSessionRequest{PayoutInstrument: instrument(c.PayoutInstrument),
 			PaymentInstrument: instrument(c.PaymentInstrument), Amount: amount(c.Amount, c.Currency),
 			Participants: participants(c.Participants), Customer: customer(c.Customer),
 			PaymentOptions: paymentOptions(c.PaymentOptions), Metadata: metadata(c.Metadata)}
-		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
-			return a.CreateSession(ctx, req, o...)
-		}), nil
-	case *codec.StartPayout:
-		req := payapi.StartPayoutRequest{SessionID: c.SessionID, Instrument: instrument(c.Instrument),
+	}),
+	codec.KindStartPayout: row("session/start/payout", true, func(c *codec.StartPayout) request {
+		return startPayoutRequest{SessionID: c.SessionID, Instrument: instrument(c.Instrument),
 			Amount: amount(c.Amount, c.Currency), Participants: participants(c.Participants),
 			Customer: customer(c.Customer), Metadata: metadata(c.Metadata)}
-		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
-			return a.StartPayout(ctx, req, o...)
-		}), nil
-	case *codec.StartPayment:
-		req := payapi.StartPaymentRequest{SessionID: c.SessionID, Instrument: instrument(c.Instrument),
+	}),
+	codec.KindStartPayment: row("session/start/payment", true, func(c *codec.StartPayment) request {
+		return startPaymentRequest{SessionID: c.SessionID, Instrument: instrument(c.Instrument),
 			Amount: amount(c.Amount, c.Currency), Customer: customer(c.Customer),
 			Participants: participants(c.Participants), PaymentOptions: paymentOptions(c.PaymentOptions),
 			Metadata: metadata(c.Metadata)}
-		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
-			return a.StartPayment(ctx, req, o...)
-		}), nil
-	case *codec.Capture:
-		req := payapi.CaptureRequest{SessionID: c.SessionID, Amount: amount(c.Amount, c.Currency)}
-		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
-			return a.Capture(ctx, req, o...)
-		}), nil
-	case *codec.Refund:
-		req := payapi.RefundRequest{SessionID: c.SessionID, Amount: amount(c.Amount, c.Currency), Metadata: metadata(c.Metadata)}
-		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
-			return a.Refund(ctx, req, o...)
-		}), nil
-	case *codec.Confirm:
-		id := c.SessionID
-		return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {
-			return a.Confirm(ctx, id, o...)
-		}, nil
-	case *codec.Cancel:
-		id := c.SessionID
-		return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {
-			return a.Cancel(ctx, id, o...)
-		}, nil
-	case *codec.StatusRefresh:
-		// Read-only: sent without the key (the service refuses keys on
-		// read-only methods with idempotency_key_not_supported; a replay is
-		// harmless), under the command's project.
-		id, ro := c.SessionID, routeOptions(c.Route())
-		return func(ctx context.Context, a API, _ ...payapi.CallOption) (*payapi.Session, error) {
-			return a.Status(ctx, id, ro...)
-		}, nil
-	case *codec.FPSVerification:
-		req := payapi.FPSVerificationRequest{Phone: c.Phone, BankID: c.BankID, Recipient: recipient(&c.Recipient)}
-		return sessionCall(func(ctx context.Context, a API, o []payapi.CallOption) (*payapi.Session, error) {
-			return a.VerifyFPSCustomer(ctx, req, o...)
-		}), nil
-	case *codec.DisableRecurring:
-		return disableRecurring(c.Token, token), nil
-	case *codec.BankPayPush:
-		id, phone := c.SessionID, c.Phone
-		return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) {
-			return nil, a.BankPayPush(ctx, id, phone, o...)
-		}, nil
-	}
-	return nil, fmt.Errorf("no API call for command type %T", c)
+	}),
+	codec.KindCapture: row("session/capture", true, func(c *codec.Capture) request {
+		return captureRequest{SessionID: c.SessionID, Amount: amount(c.Amount, c.Currency)}
+	}),
+	codec.KindRefund: row("session/refund", true, func(c *codec.Refund) request {
+		return refundRequest{SessionID: c.SessionID, Amount: amount(c.Amount, c.Currency), Metadata: metadata(c.Metadata)}
+	}),
+	codec.KindConfirm: row("session/confirm", true, func(c *codec.Confirm) request {
+		return confirmRequest{SessionID: c.SessionID}
+	}),
+	codec.KindCancel: row("session/cancel", true, func(c *codec.Cancel) request {
+		return cancelRequest{SessionID: c.SessionID}
+	}),
+	codec.KindDisableRecurring: row("recurrent/disable", false, func(c *codec.DisableRecurring) request {
+		return disableRecurringRequest{Token: c.Token}
+	}),
+	codec.KindFPSVerification: row("fps/customer_verification", true, func(c *codec.FPSVerification) request {
+		return fpsVerificationRequest{Phone: c.Phone, BankID: c.BankID, Recipient: recipient(&c.Recipient)}
+	}),
+	codec.KindStatusRefresh: row("session/status", true, func(c *codec.StatusRefresh) request {
+		return statusRequest{SessionID: c.SessionID, Route: c.Route()}
+	}),
+	codec.KindBankPayPush: row("bankpay/push", false, func(c *codec.BankPayPush) request {
+		return bankPayPushRequest{SessionID: c.SessionID, Phone: c.Phone}
+	}),
 }
 
-func sessionCall(f func(context.Context, API, []payapi.CallOption) (*payapi.Session, error)) callFunc {
-	return func(ctx context.Context, a API, o ...payapi.CallOption) (*payapi.Session, error) { return f(ctx, a, o) }
+// toCommand maps a decoded command to the request that executes it, under
+// the project and submerchant the command names.
+func toCommand(c codec.Command) (*command, error) {
+	r, ok := kindRows[c.Kind()]
+	if !ok {
+		return nil, fmt.Errorf("no API call for command kind %s", c.Kind())
+	}
+	return &command{Kind: string(c.Kind()), Endpoint: r.endpoint, SessionID: c.SessionRef(),
+		request: r.request(c), answersSession: r.answersSession,
+		route: routeOptions(c.Route()), project: c.Route().Project}, nil
 }
 
 func amount(v *int64, cur *string) *payapi.Amount {

@@ -77,7 +77,7 @@ func TestMapping(t *testing.T) {
 				t.Fatalf("command = %s/%s, want %s/%s", cmd.Kind, cmd.SessionID, tt.cmd.Kind(), tt.session)
 			}
 			api := &fakeAPI{}
-			if _, err := cmd.call(context.Background(), api, payapi.WithIdempotencyKey("key-1")); err != nil {
+			if _, err := cmd.send(context.Background(), api, payapi.WithIdempotencyKey("key-1")); err != nil {
 				t.Fatal(err)
 			}
 			if len(api.calls) != 1 || !reflect.DeepEqual(api.calls[0], tt.want) {
@@ -89,7 +89,12 @@ func TestMapping(t *testing.T) {
 
 func TestMappingCoversEveryKind(t *testing.T) {
 	for _, k := range codec.Kinds() {
-		if _, err := callFor(k.New(), &tokenAnswer{}); err != nil {
+		cmd, err := toCommand(k.New())
+		if err != nil {
+			t.Errorf("%s: %v", k, err)
+			continue
+		}
+		if _, err := cmd.send(context.Background(), &fakeAPI{}); err != nil {
 			t.Errorf("%s: %v", k, err)
 		}
 	}
@@ -139,7 +144,7 @@ func TestMappingRoutesEachCommand(t *testing.T) {
 			mu.Lock()
 			got = nil
 			mu.Unlock()
-			if _, err := cmd.call(context.Background(), client, payapi.WithIdempotencyKey("key-0001")); err != nil {
+			if _, err := cmd.send(context.Background(), client, payapi.WithIdempotencyKey("key-0001")); err != nil {
 				t.Fatal(err)
 			}
 			mu.Lock()
@@ -154,7 +159,7 @@ func TestMappingRoutesEachCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = cmd.call(context.Background(), client, payapi.WithIdempotencyKey("key-0002"))
+	_, err = cmd.send(context.Background(), client, payapi.WithIdempotencyKey("key-0002"))
 	var ae *payapi.Error
 	if !errors.As(err, &ae) || ae.Code != payapi.CodeUnknownProject || ae.Sent {
 		t.Fatalf("unknown project: %v", err)
@@ -168,10 +173,11 @@ func TestMappingKeepsTheDisabledToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cmd.call(context.Background(), tokenAPI{}); err != nil {
+	ans, err := cmd.send(context.Background(), tokenAPI{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cmd.token.get(); got == nil || got.Token != "rt_9" || got.IsActive {
+	if got := ans.Token; got == nil || got.Token != "rt_9" || got.IsActive {
 		t.Fatalf("kept token %+v", got)
 	}
 }

@@ -21,10 +21,9 @@ type outcome struct {
 	first     time.Time // first attempt (zero when never sent)
 	last      time.Time // last attempt
 	latency   time.Duration
-	session   *payapi.Session        // state learned from the response (api_response)
-	polled    *payapi.Session        // state from a settling status query (poll)
-	token     *payapi.RecurringToken // disable_recurring: the token state the answer showed
-	park      *parking               // non-nil: moved to the retry topic, no result yet
+	answer    answer          // what the service answered, when it accepted the command (api_response)
+	polled    *payapi.Session // state from a settling status query (poll)
+	park      *parking        // non-nil: moved to the retry topic, no result yet
 }
 
 // parking says a command goes to the retry topic instead of getting a result.
@@ -66,14 +65,11 @@ func (p *Pipeline) process(ctx context.Context, in *inbound) *outcome {
 	if out.park != nil { // cut by the batch deadline
 		return out
 	}
-	if cmd.token != nil && out.verdict.Status == codec.StatusAccepted {
-		out.token = cmd.token.get()
-	}
 	// An indeterminate outcome, or an accepted one whose answer held no
 	// session (the spec makes it optional), learns the session's state by
 	// one status query. A command that creates a session has no id to ask
 	// by: its state arrives by webhook.
-	unknownState := out.verdict.Status == codec.StatusAccepted && out.session == nil && cmd.answersSession
+	unknownState := out.verdict.Status == codec.StatusAccepted && out.answer.Session == nil && cmd.answersSession
 	if (out.verdict.Status == codec.StatusIndeterminate || unknownState) && cmd.SessionID != "" {
 		out.polled = p.settle(in.traced(ctx), cmd.SessionID, cmd.route...)
 	}
@@ -128,13 +124,14 @@ var errKeyExpiredMaybeSent = &payapi.Error{Code: "key_expired",
 
 // end gives a command's outcome its verdict (classify: the last API error,
 // nil on success; whether the retry budget ran out; whether some attempt may
-// have reached the service), its latency and the session it concerns.
+// have reached the service), its latency and the session it concerns: the
+// one the answer (out.answer) named, else the command's.
 func (p *Pipeline) end(out *outcome, start time.Time, err error, exhausted, sent bool) *outcome {
 	out.verdict = classify(err, exhausted, sent)
 	out.latency = p.clock.Now().Sub(start)
 	out.sessionID = out.in.sessionID()
-	if out.session != nil && out.session.ID != "" {
-		out.sessionID = out.session.ID
+	if s := out.answer.Session; s != nil && s.ID != "" {
+		out.sessionID = s.ID
 	}
 	return out
 }

@@ -48,8 +48,8 @@ func resultOf(out *outcome, now time.Time, apiVersion int) *codec.CommandResult 
 		v := int32(apiVersion)
 		r.APIVersion = &v
 	}
-	if out.token != nil {
-		r.RecurringToken = sessionstate.RecurringToken(out.token)
+	if t := out.answer.Token; t != nil {
+		r.RecurringToken = sessionstate.RecurringToken(t)
 	}
 	return r
 }
@@ -94,8 +94,8 @@ func retryRecord(out *outcome, topic string) *kgo.Record {
 // source: the response (api_response) and a settling status query (poll).
 func sessionStates(out *outcome) []learned {
 	var ls []learned
-	if out.session != nil && out.session.ID != "" {
-		ls = append(ls, learned{out.session, codec.SourceAPIResponse})
+	if s := out.answer.Session; s != nil && s.ID != "" {
+		ls = append(ls, learned{s, codec.SourceAPIResponse})
 	}
 	if out.polled != nil && out.polled.ID != "" {
 		ls = append(ls, learned{out.polled, codec.SourcePoll})

@@ -92,7 +92,7 @@ func TestResultOfDisableRecurring(t *testing.T) {
 	in := newInbound(&kgo.Record{Topic: "t", Key: []byte("key-1"), Timestamp: now}, "disable_recurring", false)
 	off := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	got := resultOf(&outcome{in: in, verdict: verdict{Status: codec.StatusAccepted},
-		token: &payapi.RecurringToken{Token: "rt_1", IsActive: false, CreatedAt: now, FinishedAt: &off}}, now, 1)
+		answer: answer{Token: &payapi.RecurringToken{Token: "rt_1", IsActive: false, CreatedAt: now, FinishedAt: &off}}}, now, 1)
 	if rt := got.RecurringToken; rt == nil || rt.Token != "rt_1" || rt.IsActive || !rt.FinishedAt.Equal(off) || !rt.CreatedAt.Equal(now) {
 		t.Fatalf("recurring_token %+v", got.RecurringToken)
 	}

@@ -42,8 +42,8 @@ func TestSessionStateTooLargeForItsTopic(t *testing.T) {
 				Value: []byte(`{"session_id":"ps_1"}`)}
 			in := newInbound(rec, "capture", false)
 			out := &outcome{in: in, verdict: verdict{Status: codec.StatusAccepted}, sessionID: "ps_1",
-				session: &payapi.Session{ID: "ps_1", Status: "accepted", UpdatedAt: testNow,
-					Payments: []payapi.Operation{{ID: "pm_1", Status: "succeeded", Metadata: meta}}}}
+				answer: answer{Session: &payapi.Session{ID: "ps_1", Status: "accepted", UpdatedAt: testNow,
+					Payments: []payapi.Operation{{ID: "pm_1", Status: "succeeded", Metadata: meta}}}}}
 			recs, err := p.outcomeRecords(context.Background(), out, testNow)
 			if err != nil {
 				t.Fatal(err)

@@ -136,7 +136,7 @@ func OpsHandler(reg prometheus.Gatherer, ready *Readiness, opts ...OpsOption) ht
 	readyReg := prometheus.NewRegistry()
 	readyReg.MustRegister(readinessCollector{ready: ready, desc: prometheus.NewDesc("paysession_ready",
 		"Whether each readiness check of /readyz passes at the scrape (1) or not (0).", []string{"check"}, nil)})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(prometheus.Gatherers{reg, readyReg}, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(conventionalNames{prometheus.Gatherers{reg, readyReg}}, promhttp.HandlerOpts{}))
 	return mux
 }
 

@@ -44,7 +44,7 @@ var packageTable = []packageRow{
 	{Pkg: "cmd/paysim", Owns: "the sandbox's main",
 		May: []string{"stdlib", "internal/paysim", "internal/signing"}},
 	{Pkg: "connector", Owns: "the engine's composition: wiring of clients, lifecycle and stop order, `/healthz` `/readyz` `/metrics`",
-		May: []string{"stdlib", "connector/...", internal, franz, prom, otel, xsync}},
+		May: []string{"stdlib", "connector/...", internal, franz, prom, "github.com/prometheus/client_model/go", otel, xsync}},
 	{Pkg: "connector/pipeline", Owns: "command pipeline: consume → decode → validate → call → outcome, transactional",
 		May: []string{"stdlib", "connector/sessionstate", "connector/sessionwriter", "connector/topics", internal, franz, prom, otel, xall}},
 	{Pkg: "connector/ingress", Owns: "webhook HTTP endpoint",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -27,8 +28,9 @@ var dashboardVars = map[string]string{"namespace": testNamespace, "job": testJob
 // call answered 500) that makes a few commands indeterminate. Then every
 // query of every dashboard panel and every series each alert and recording
 // rule reads must return data, every rule must evaluate without error,
-// PaysessionIndeterminateResults must fire, and every paysession_* metric
-// scraped must be in the chart README's metrics list.
+// PaysessionIndeterminateResults must fire, every paysession_* metric
+// scraped must be in the chart README's metrics list, and promtool must
+// find nothing to say of /metrics.
 func TestDashboardAndAlertsOnRealPrometheus(t *testing.T) {
 	harness.Kafka(t) // skips in -short mode
 	r := startRig(t)
@@ -137,6 +139,7 @@ func TestDashboardAndAlertsOnRealPrometheus(t *testing.T) {
 		}
 	}
 	checkScrapedMetricsListed(t, r)
+	checkMetricsLint(t, r)
 
 	resp, err := http.Get("http://" + r.conn.OpsAddr() + "/debug/pprof/heap?debug=1")
 	if err != nil {
@@ -229,6 +232,28 @@ func checkScrapedMetricsListed(t *testing.T, r *rig) {
 	}
 	if len(got) < 20 {
 		t.Errorf("only %d paysession_* metrics scraped", len(got))
+	}
+}
+
+// checkMetricsLint runs `promtool check metrics` on the connector's
+// /metrics, after the load made every family appear: it fails on a name
+// against Prometheus' conventions (a gauge with a counter's _total suffix, a
+// counter without it, a unit missing) and on a family without help.
+func checkMetricsLint(t *testing.T, r *rig) {
+	t.Helper()
+	bins, err := EnsurePrometheus(context.Background(), logger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get("http://" + r.conn.OpsAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	cmd := exec.Command(bins.Promtool, "check", "metrics")
+	cmd.Stdin = resp.Body
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics on /metrics: %v\n%s", err, out)
 	}
 }
 

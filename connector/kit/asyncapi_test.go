@@ -14,7 +14,10 @@ import (
 	"github.com/paysession/paysession/connector/ingress"
 	"github.com/paysession/paysession/connector/kit"
 	"github.com/paysession/paysession/connector/reconcile"
+	"github.com/paysession/paysession/connector/sessionwriter"
+	"github.com/paysession/paysession/internal/config"
 	"github.com/paysession/paysession/internal/header"
+	"github.com/paysession/paysession/internal/tracing"
 	"github.com/paysession/paysession/schemas"
 )
 
@@ -78,10 +81,10 @@ func readAsyncAPI(t *testing.T) *asyncAPIDoc {
 	return &doc
 }
 
-// TestAsyncAPIChannelsAreTheTopics: one channel per topic of DefaultTopics
-// (the config defaults), each bound to its topic, with messages whose
-// payload is the topic's .avsc, a key, and compaction where the connector
-// requires it.
+// TestAsyncAPIChannelsAreTheTopics: one channel per topic variable
+// (PAYSESSION_TOPIC_*, at its default), each bound to its topic, with
+// messages whose payload is the topic's .avsc, a key, and compaction where
+// the connector requires it.
 func TestAsyncAPIChannelsAreTheTopics(t *testing.T) {
 	doc := readAsyncAPI(t)
 	if !strings.HasPrefix(doc.AsyncAPI, "3.0") {
@@ -89,14 +92,22 @@ func TestAsyncAPIChannelsAreTheTopics(t *testing.T) {
 	}
 	topics := kit.DefaultTopics()
 	var want, got []string
-	want = allTopics(topics)
+	var control string
+	for _, v := range config.Variables() {
+		if strings.HasPrefix(v.Name, config.Prefix+"TOPIC_") {
+			want = append(want, v.Default)
+		}
+		if v.Name == config.Prefix+"TOPIC_CONTROL" {
+			control = v.Default
+		}
+	}
 	for name, ch := range doc.Channels {
 		got = append(got, ch.Address)
 		if ch.Bindings.Kafka.Topic != ch.Address {
 			t.Errorf("channel %s: kafka binding topic %q, address %q", name, ch.Bindings.Kafka.Topic, ch.Address)
 		}
 		compact := slices.Contains(ch.Bindings.Kafka.TopicConfiguration["cleanup.policy"], "compact")
-		if wantCompact := ch.Address == topics.Sessions || ch.Address == topics.Attempts; compact != wantCompact {
+		if wantCompact := ch.Address == topics.Sessions || ch.Address == topics.Attempts || ch.Address == control; compact != wantCompact {
 			t.Errorf("channel %s: compacted %v, want %v", name, compact, wantCompact)
 		}
 		if len(ch.Messages) != 1 {
@@ -113,8 +124,8 @@ func TestAsyncAPIChannelsAreTheTopics(t *testing.T) {
 				t.Errorf("message %s: no kafka key", msgName)
 			}
 			schema, avro := topics.Schema(ch.Address)
-			if ch.Address == topics.Retry || ch.Address == topics.Attempts {
-				avro = false // the retry topic holds any command value; attempt marks are text
+			if ch.Address == topics.Retry || ch.Address == topics.Attempts || ch.Address == control {
+				avro = false // the retry topic holds any command value; attempt marks are text; control records JSON
 			}
 			ref := msg.Payload.Schema.Ref
 			switch {
@@ -161,7 +172,9 @@ func TestAsyncAPIOperationsReadCommitted(t *testing.T) {
 }
 
 // TestAsyncAPIHeadersAreTheCodes: the headers described are exactly those
-// the connector writes (the constants of internal/header, ingress and reconcile),
+// the connector writes (the constants of internal/header, ingress, reconcile,
+// the session writer and tracing; integration tests compare them with the
+// headers of the records the connector actually writes: harness.CheckWrittenHeaders),
 // and the kit's constants are the same names.
 func TestAsyncAPIHeadersAreTheCodes(t *testing.T) {
 	written := []string{
@@ -174,8 +187,9 @@ func TestAsyncAPIHeadersAreTheCodes(t *testing.T) {
 		header.ConnectTopic, header.ConnectPartition, header.ConnectOffset, header.ConnectMessage,
 		ingress.HeaderEventID, ingress.HeaderWebhookType,
 		reconcile.HeaderWarning, reconcile.HeaderConfirmDeadline, reconcile.HeaderAgeFrom,
-		// The session writer's own request header on the updates topic.
-		"paysession-republish",
+		header.Withheld, tracing.HeaderTraceParent, tracing.HeaderTraceState,
+		// The session writer's own headers on the updates topic.
+		sessionwriter.HeaderRepublish, sessionwriter.HeaderOrigin,
 	}
 	doc := readAsyncAPI(t)
 	described := map[string]bool{}

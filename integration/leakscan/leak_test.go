@@ -9,9 +9,13 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/paysession/paysession/connector/ingress"
+	"github.com/paysession/paysession/connector/sessionwriter"
 	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/integration/leakscan"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/config"
+	"github.com/paysession/paysession/internal/header"
 	"github.com/paysession/paysession/internal/paysim"
 )
 
@@ -141,6 +145,25 @@ func TestNoCardDataLeaves(t *testing.T) {
 		t.Errorf("nothing to scan: %d session states, %d session updates, %d webhook events, %d retry records, %d bytes of logs",
 			counts[topics.Sessions], counts[topics.SessionUpdates], counts[topics.WebhookEvents], counts[topics.Retry], len(r.logs.Bytes()))
 	}
+
+	// Every header the connector wrote is one schemas/asyncapi.yaml
+	// describes on that topic (issue 42 item 6); the scenario writes these
+	// at least.
+	t.Run("headers as documented", func(t *testing.T) {
+		seen := harness.CheckWrittenHeaders(t, r.vars, records)
+		for v, want := range map[string][]string{
+			"TOPIC_SESSION_UPDATES": {sessionwriter.HeaderOrigin, ingress.HeaderEventID, ingress.HeaderWebhookType},
+			"TOPIC_WEBHOOK_EVENTS":  {ingress.HeaderEventID, ingress.HeaderWebhookType},
+			"TOPIC_DEAD_LETTER":     {header.Error, header.ErrorCode, header.DeadLetterValue, header.ConnectTopic},
+			"TOPIC_RETRY":           {header.Key, header.Lane, header.Attempts},
+		} {
+			for _, h := range want {
+				if !seen[config.Prefix+v][h] {
+					t.Errorf("no record on the topic of %s%s carries %s", config.Prefix, v, h)
+				}
+			}
+		}
+	})
 
 	// Issue 37 items 1-3: what each command's outcome says.
 	t.Run("outcomes", func(t *testing.T) { checkOutcomes(t, records, commands, topics.CommandResults, topics.DeadLetter) })

@@ -26,6 +26,7 @@ import (
 // log line of the connector captured at debug level.
 type rig struct {
 	cfg        *config.Config
+	vars       map[string]string // the connector's variables
 	sandbox    *paysim.Server
 	logs       *syncBuffer
 	stop       func() error // stops the connector; returns Run's error
@@ -97,5 +98,5 @@ func startRig(t *testing.T) *rig {
 		t.Fatalf("connector.New: %v", err)
 	}
 	stop := harness.Background(t, "connector Run", c.Run)
-	return &rig{cfg: cfg, sandbox: sim, logs: logs, stop: stop, client: cl, webhookURL: webhookURL, serviceKey: serviceKey}
+	return &rig{cfg: cfg, vars: vars, sandbox: sim, logs: logs, stop: stop, client: cl, webhookURL: webhookURL, serviceKey: serviceKey}
 }

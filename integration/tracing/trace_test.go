@@ -150,6 +150,20 @@ func TestPayoutIsOneTraceAcrossReplicas(t *testing.T) {
 			}
 		}
 	}
+	// Every header the replicas wrote is one schemas/asyncapi.yaml
+	// describes on that topic (issue 42 item 6); with tracing on, each
+	// outcome topic of the command carries its trace context.
+	var written []*kgo.Record
+	for _, v := range []string{"COMMAND_RESULTS", "SESSIONS", "SESSION_UPDATES", "WEBHOOK_EVENTS", "ATTEMPTS"} {
+		written = append(written, readAll(t, vars[config.Prefix+"TOPIC_"+v])...)
+	}
+	seen := harness.CheckWrittenHeaders(t, vars, written)
+	for _, v := range []string{"COMMAND_RESULTS", "SESSIONS", "SESSION_UPDATES", "WEBHOOK_EVENTS"} {
+		if !seen[config.Prefix+"TOPIC_"+v]["traceparent"] {
+			t.Errorf("no record on the topic of %sTOPIC_%s carries a traceparent", config.Prefix, v)
+		}
+	}
+
 	// The webhook came to B and only to B; A ran the command.
 	if n := webhookRequests(t, a.Registry); n != 0 {
 		t.Errorf("replica A answered %v webhooks, want none", n)

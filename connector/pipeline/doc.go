@@ -46,8 +46,8 @@
 // Each batch of at most MaxPollRecords records, taken in turn from the
 // partitions of everything fetched (held.go), is one Kafka
 // transaction: its calls → Begin → produce its outcome records → End. The
-// batches overlap (transact.go): once a batch's outcomes are produced, the
-// records already fetched are polled ahead as the next batch, whose attempt
+// batches overlap (transact.go, ahead.go): once a batch's outcomes are
+// produced, the records already fetched are polled ahead as the next batch, whose attempt
 // marks and API calls run while this transaction ends; its first produce
 // waits until the coordinator reports that transaction complete
 // (settle.go), so the broker does not park it. Right after an End, the

@@ -135,6 +135,10 @@ type parkedSet struct {
 	queues map[string]*queue
 	// count is len() kept up to date, for Status from any goroutine.
 	count atomic.Int64
+	// stale says the set is rebuilt from the retry topic before the next
+	// poll (seedParked): a session starts, or an abort (a rebalance may
+	// have moved retry partitions).
+	stale bool
 }
 
 func newParkedSet() *parkedSet {

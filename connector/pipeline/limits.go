@@ -31,6 +31,12 @@ import (
 // topics' limits; Run builds the next one at once.
 var errLimitsChanged = errors.New("a topic's max.message.bytes changed; rebuilding the kafka session to follow it")
 
+// pinned are the limits a session's client was built with.
+type pinned struct {
+	caps  outbound.Limits // the client's batch caps
+	sizer *outbound.Sizer // Config.Sizer pinned to caps: records are checked with it
+}
+
 // written lists the topics the pipeline's transactional producer writes
 // (the attempt marks have their own client and stay a few bytes).
 func (p *Pipeline) written() []string {
@@ -41,13 +47,13 @@ func (p *Pipeline) written() []string {
 // sets the Sizer its records are checked with and returns the client's
 // batch caps. It runs on the Run goroutine (and in New).
 func (p *Pipeline) pinLimits() kgo.Opt {
-	p.caps = outbound.Pin(p.cfg.Sizer.Limits())
-	p.sizer = p.cfg.Sizer.Pinned(p.caps)
-	return kgo.ProducerBatchMaxBytesFn(outbound.BatchCaps(p.caps))
+	caps := outbound.Pin(p.cfg.Sizer.Limits())
+	p.pinned = pinned{caps: caps, sizer: p.cfg.Sizer.Pinned(caps)}
+	return kgo.ProducerBatchMaxBytesFn(outbound.BatchCaps(caps))
 }
 
 // limitsMoved reports whether the limit of a topic the pipeline writes
 // changed since the running session's client was built.
 func (p *Pipeline) limitsMoved() bool {
-	return outbound.Changed(p.caps, outbound.Pin(p.cfg.Sizer.Limits()), p.written()...)
+	return outbound.Changed(p.pinned.caps, outbound.Pin(p.cfg.Sizer.Limits()), p.written()...)
 }

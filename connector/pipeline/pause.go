@@ -21,12 +21,22 @@ import (
 // group's committed offsets (or the held records' rewind) left them.
 //
 // The pause is obeyed between two transactions, on the Run goroutine
-// (pollHeld): records held but not started (hold) of a paused topic are
+// (pollHeld): records held but not started (ahead.hold) of a paused topic are
 // given back to the client (rewound), and the batches already started —
 // the one ending and at most one polled ahead of it — finish their calls
 // and commit. No batch is polled ahead while the pause state moved
 // (mayTakeAhead), so from the moment a replica learns a pause, at most
 // those two batches call the API, each bounded by BatchDeadline.
+
+// fetchPauses is what a session's fetching leaves paused, beside what
+// backpressure pauses for a while (backpressure.go).
+type fetchPauses struct {
+	// operator are the topics left paused for an operator's pause.
+	operator map[string]bool
+	// retryUntil is when the retry topic, paused until its first parked
+	// command is due, is fetched again (zero: not paused so).
+	retryUntil time.Time
+}
 
 // pausedTopics returns the topics an operator's pause stops fetching, and
 // whether the pause state is known.
@@ -54,7 +64,7 @@ func (p *Pipeline) pausedTopics() (map[string]bool, bool) {
 // session's fetching obeys.
 func (p *Pipeline) pauseMoved() bool {
 	want, known := p.pausedTopics()
-	return !known || !maps.Equal(want, p.opPaused)
+	return !known || !maps.Equal(want, p.paused.operator)
 }
 
 // obeyPause makes the session's fetching obey the operator's pause: it
@@ -67,40 +77,29 @@ func (p *Pipeline) obeyPause(s *kafka.TxnSession) bool {
 	if !known {
 		return false
 	}
-	if maps.Equal(want, p.opPaused) {
+	if maps.Equal(want, p.paused.operator) {
 		return true
 	}
 	cl := s.Client()
 	var pause, resume []string
 	for t := range want {
-		if !p.opPaused[t] {
+		if !p.paused.operator[t] {
 			pause = append(pause, t)
 		}
 	}
-	for t := range p.opPaused {
+	for t := range p.paused.operator {
 		if !want[t] {
 			resume = append(resume, t)
 		}
 	}
 	cl.PauseFetchTopics(pause...)
-	var keep, give []*kgo.Record
-	for _, r := range p.held {
-		if want[r.Topic] {
-			give = append(give, r)
-		} else {
-			keep = append(keep, r)
-		}
-	}
-	if len(give) > 0 {
-		rewind(cl, give)
-	}
-	p.held = keep
-	p.opPaused = want
+	given := p.ahead.release(cl, func(r *kgo.Record) bool { return want[r.Topic] })
+	p.paused.operator = want
 	p.resumeFetch(cl, resume...)
 	slices.Sort(pause)
 	slices.Sort(resume)
 	p.log.Info("operator pause obeyed", slog.Any("paused_topics", pause), slog.Any("resumed_topics", resume),
-		slog.Int("held_given_back", len(give)))
+		slog.Int("held_given_back", given))
 	return true
 }
 
@@ -110,7 +109,7 @@ func (p *Pipeline) obeyPause(s *kafka.TxnSession) bool {
 func (p *Pipeline) resumeFetch(cl *kgo.Client, topics ...string) {
 	var rs []string
 	for _, t := range topics {
-		if p.opPaused[t] || t == p.cfg.Topics.Retry && !p.retryPausedUntil.IsZero() {
+		if p.paused.operator[t] || t == p.cfg.Topics.Retry && !p.paused.retryUntil.IsZero() {
 			continue
 		}
 		rs = append(rs, t)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -13,9 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector/topics"
 	"github.com/paysession/paysession/internal/kafka"
-	"github.com/paysession/paysession/internal/outbound"
 	"github.com/paysession/paysession/internal/retry"
 )
 
@@ -43,25 +40,12 @@ type Pipeline struct {
 	owned    ownedPartitions // assigned partitions and their lag, for Status
 	retrying atomic.Int64    // commands waiting for their next attempt in a batch (retryWait)
 
-	parked   *parkedSet      // touched only by the Run goroutine
-	settler  *txnSettler     // the running session's (Run goroutine)
-	topicIDs topicIDs        // the running session's, from its fetches (Run goroutine)
-	reseed   bool            // rebuild parked from the retry topic before the next poll
-	held     []*kgo.Record   // consumed ahead of the next batch, not started (hold; Run goroutine)
-	ends     fetchEnds       // the running session's, from its fetches (Run goroutine)
-	caps     outbound.Limits // the running session's batch caps (limits.go; Run goroutine)
-	sizer    *outbound.Sizer // Config.Sizer pinned to caps (Run goroutine)
-	// opPaused are the topics the running session's fetching leaves
-	// paused for an operator's pause (pause.go; Run goroutine).
-	opPaused map[string]bool
-	// retryPausedUntil is when the retry topic, paused until its first
-	// parked command is due, is fetched again (zero: not paused so; Run
-	// goroutine).
-	retryPausedUntil time.Time
-
-	mu          sync.Mutex
-	cancelBatch context.CancelFunc // cancels the running batch (on revoke)
-	revoked     bool               // a revoke or loss hit the running batch
+	parked  *parkedSet  // touched only by the Run goroutine
+	ahead   *ahead      // the records taken and not started, poll ahead and hold (Run goroutine)
+	revokes *revokes    // the running batch's cancel, and whether a revoke hit it
+	settler *txnSettler // the running session's (Run goroutine)
+	pinned  pinned      // the running session's batch caps (limits.go; Run goroutine)
+	paused  fetchPauses // what the running session's fetching leaves paused (pause.go; Run goroutine)
 }
 
 // New validates the configuration and returns a Pipeline ready to Run.
@@ -88,7 +72,10 @@ func New(cfg Config) (*Pipeline, error) {
 		parked:  newParkedSet(),
 		writes:  &writeHealth{threshold: cfg.WriteFailureThreshold},
 		kept:    keptOutcomes{},
+		revokes: &revokes{},
 	}
+	p.ahead = &ahead{turns: p.turns(),
+		may: p.mayTakeAhead, begin: p.start, revokes: p.revokes, metrics: m, owned: &p.owned, writes: p.writes, log: cfg.Logger}
 	p.pinLimits()
 	p.marks = newAttemptMarks(cfg.Topics.Attempts, cfg.MaxPollRecords, cfg.BatchDeadline, cfg.Kafka)
 	for k, t := range cfg.Topics.Commands {
@@ -278,12 +265,7 @@ func (p *Pipeline) onRevoked(_ context.Context, _ *kgo.Client, rev map[string][]
 	}
 	p.metrics.forgetLag(rev)
 	p.owned.revoke(rev)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.revoked = true
-	if p.cancelBatch != nil {
-		p.cancelBatch()
-	}
+	p.revokes.revoke()
 }
 
 // runSession is the poll → batch → end loop of one Kafka session. A batch
@@ -294,13 +276,11 @@ func (p *Pipeline) runSession(ctx context.Context, s *kafka.TxnSession) error {
 	// A revoke seen until now was the previous session's (its Close revokes
 	// everything): no batch of this session runs yet, and one left set would
 	// abort this session's first batch after its calls.
-	p.batchDone()
-	p.reseed = true
+	p.revokes.done()
+	p.parked.stale = true
 	p.settler = newTxnSettler(s.Client(), p.cfg.TransactionalID, p.log)
-	p.topicIDs = topicIDs{}
-	p.held = nil // the previous session's client consumed them; this one starts at the committed offsets
-	p.ends = fetchEnds{}
-	p.opPaused, p.retryPausedUntil = nil, time.Time{} // this session's client fetches everything
+	p.ahead.reset()
+	p.paused = fetchPauses{} // this session's client fetches everything
 	for ctx.Err() == nil || next != nil {
 		r := next
 		next = nil
@@ -308,18 +288,18 @@ func (p *Pipeline) runSession(ctx context.Context, s *kafka.TxnSession) error {
 			if p.limitsMoved() { // between two transactions: nothing in flight
 				return errLimitsChanged
 			}
-			if p.reseed {
+			if p.parked.stale {
 				p.marks.invalidate()
 				if err := p.seedParked(ctx, s.Client()); err != nil {
 					p.log.Warn("rebuilding the parked set failed; session order across restarts is best effort", slog.Any("error", err))
 				}
-				p.reseed = false
+				p.parked.stale = false
 			}
 			if !p.awaitHealthy(ctx, s) {
 				return nil
 			}
-			if !p.retryPausedUntil.IsZero() && !p.clock.Now().Before(p.retryPausedUntil) {
-				p.retryPausedUntil = time.Time{}
+			if !p.paused.retryUntil.IsZero() && !p.clock.Now().Before(p.paused.retryUntil) {
+				p.paused.retryUntil = time.Time{}
 				p.resumeFetch(s.Client(), p.cfg.Topics.Retry) // unless an operator paused it
 			}
 			recs, err := p.pollHeld(ctx, s)
@@ -341,75 +321,30 @@ func (p *Pipeline) runSession(ctx context.Context, s *kafka.TxnSession) error {
 		next = ahead
 		if t := b.earliestNotDue(); !t.IsZero() {
 			s.Client().PauseFetchTopics(p.cfg.Topics.Retry)
-			p.retryPausedUntil = t
+			p.paused.retryUntil = t
 		}
 	}
 	return nil
 }
 
-// pollHeld returns the next batch's records: those held (hold), then what
-// a poll adds. With nothing held it waits up to a second for records; with
-// records held it takes only what is already fetched. A revoke pending
-// releases the held records first (releaseHeld).
+// pollHeld returns the next batch's records: those held (ahead), then
+// what a poll adds. With nothing held it waits up to a second for records;
+// with records held it takes only what is already fetched. A revoke
+// pending gives the held records back first.
 func (p *Pipeline) pollHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Record, error) {
-	if p.revokePending() {
-		p.releaseHeld(s)
+	if p.revokes.pending() {
+		p.ahead.release(s.Client(), func(*kgo.Record) bool { return true })
 	}
 	if !p.obeyPause(s) { // the operator's pause is not known yet: take nothing
 		p.awaitPauseKnown(ctx)
 		return nil, nil
 	}
-	if len(p.held) > 0 {
-		return p.takeHeld(fetched, s)
+	if len(p.ahead.held) > 0 {
+		return p.ahead.take(fetched, s)
 	}
 	pollCtx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	return p.takeHeld(pollCtx, s)
-}
-
-// takeHeld returns the next batch: at most MaxPollRecords of the held
-// records and of everything a poll under ctx adds, taken in turn from
-// their partitions; the rest stay held (held.go). It polls only while
-// fewer than MaxPollRecords that a batch may take are held.
-func (p *Pipeline) takeHeld(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Record, error) {
-	err := p.fill(ctx, s)
-	var recs []*kgo.Record
-	recs, p.held = p.turns().take(p.held)
-	p.owned.setLags(p.metrics.observeLag(p.ends, recs, p.held))
-	return recs, err
-}
-
-// fill adds what a poll under ctx gets to the held records, unless a
-// batch's worth (MaxPollRecords) is held already (held.go).
-func (p *Pipeline) fill(ctx context.Context, s *kafka.TxnSession) error {
-	if p.turns().full(p.held) {
-		return nil
-	}
-	recs, err := p.poll(ctx, s)
-	p.held = append(p.held, recs...)
-	return err
-}
-
-// poll returns everything one poll gets, noting fetch errors: a topic gone
-// or unreadable fails the read health. A nil ctx takes only what is
-// already fetched, at once. The error is final for the session (its
-// client closed).
-func (p *Pipeline) poll(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Record, error) {
-	fetches := s.PollRecords(ctx, 0)
-	if fetches.IsClientClosed() {
-		return nil, errors.New("kafka client closed")
-	}
-	fetches.EachError(func(t string, part int32, err error) {
-		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-			p.log.Warn("fetch error", slog.String("topic", t), slog.Int("partition", int(part)), slog.Any("error", err))
-			if topics.Classify(err) == topics.TopicUnavailable { // gone or not readable
-				p.writes.readFailed(t, err, time.Now())
-			}
-		}
-	})
-	p.ends.learn(fetches)
-	p.topicIDs.learn(fetches)
-	return fetches.Records(), nil
+	return p.ahead.take(pollCtx, s)
 }
 
 // sleepCtx waits d; false if ctx ended first.

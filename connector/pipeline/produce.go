@@ -30,7 +30,7 @@ func (p *Pipeline) recordsOf(ctx context.Context, b *batch) ([]*kgo.Record, erro
 			injectAll(in.traced(ctx), []*kgo.Record{r}) // the next attempt continues the command's trace
 			// A retry record has one form (it carries no value): one that
 			// does not fit gets the command's final result instead.
-			if p.sizer.Fits(r) {
+			if p.pinned.sizer.Fits(r) {
 				recs = append(recs, r)
 				continue
 			}
@@ -62,7 +62,7 @@ func (p *Pipeline) outcomeRecords(ctx context.Context, out *outcome, now time.Ti
 	var recs []*kgo.Record
 	fit := func(base kgo.Record, forms []outbound.Form) error {
 		injectAll(ctx, []*kgo.Record{&base}) // before sizing: the trace headers count
-		r, err := p.sizer.Fit(ctx, p.cfg.Encoder, base, forms...)
+		r, err := p.pinned.sizer.Fit(ctx, p.cfg.Encoder, base, forms...)
 		if r != nil {
 			recs = append(recs, r)
 		}

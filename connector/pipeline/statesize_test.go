@@ -66,7 +66,7 @@ func TestSessionStateTooLargeForItsTopic(t *testing.T) {
 				}
 				return
 			}
-			if len(updates) != 1 || !p.sizer.Fits(updates[0]) {
+			if len(updates) != 1 || !p.pinned.sizer.Fits(updates[0]) {
 				t.Fatalf("%d updates, want one that fits", len(updates))
 			}
 			v, marked := header.Get(updates[0], header.Withheld)

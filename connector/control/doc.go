@@ -9,8 +9,9 @@
 // record, or whose latest record is a tombstone, runs. `connector resume`
 // writes {"paused": false} rather than a tombstone, so that the last offset
 // of a partition always holds a record and a reader knows when it has read
-// everything (Reader). A key that names no command kind is logged and
-// ignored.
+// everything (Reader). The key TopicsPlanKey holds the settings `connector
+// topics apply` applied, for `topics verify`; any other key that names no
+// command kind is logged and ignored.
 //
 // Every replica reads the whole topic from its start, with no consumer
 // group (every replica sees every record), and keeps following it (Reader).

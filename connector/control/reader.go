@@ -169,6 +169,9 @@ func (r *Reader) startEnds(ctx context.Context, cl *kgo.Client) map[int32]int64 
 // apply takes one record into the state, logging every change.
 func (r *Reader) apply(rec *kgo.Record) {
 	kind := string(rec.Key)
+	if kind == TopicsPlanKey {
+		return
+	}
 	log := r.cfg.Logger.With(slog.String("kind", kind), slog.Int64("offset", rec.Offset), slog.Int("partition", int(rec.Partition)))
 	if !r.kinds[kind] {
 		log.Warn("control record names no command kind; ignored")

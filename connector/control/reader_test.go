@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,5 +125,31 @@ func TestDecodeRefusesUnknownMembers(t *testing.T) {
 	}
 	if r, err := Decode(nil); err != nil || r.Paused {
 		t.Errorf("tombstone: %+v, %v; want running", r, err)
+	}
+}
+
+// The record of the topic settings `connector topics apply` keeps is
+// skipped without a warning: it is expected, not a mistyped kind. Before,
+// every replica warned of it at each start.
+func TestReaderSkipsTheTopicsPlanQuietly(t *testing.T) {
+	opts := cluster(t)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	rec := &kgo.Record{Topic: topic, Key: []byte(TopicsPlanKey), Value: []byte(`{"partitions":12}`)}
+	if err := cl.ProduceSync(context.Background(), rec).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	produce(t, opts, "no_such_kind", Record{Paused: true})
+	var logs strings.Builder
+	r, err := New(Config{Kafka: opts, Topic: topic, Kinds: []string{"capture"}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runUntilKnown(t, r)
+	if strings.Contains(logs.String(), TopicsPlanKey) || !strings.Contains(logs.String(), "no_such_kind") {
+		t.Errorf("logs, want a warning of no_such_kind only:\n%s", logs.String())
 	}
 }

@@ -7,6 +7,12 @@ import (
 	"time"
 )
 
+// TopicsPlanKey is the key of the record in which `connector topics apply`
+// keeps the settings it applied (partitions, replication, ...), so that a
+// later `topics verify` compares the cluster with them. It names no command
+// kind; Reader skips it.
+const TopicsPlanKey = "topics.plan"
+
 // Record is the value of a control record: the state of the command kind
 // its key names.
 type Record struct {

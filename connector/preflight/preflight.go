@@ -29,6 +29,11 @@ type Config struct {
 	// Topics are the settings of the topic plan the cluster's topics are
 	// compared with (`connector topics` flags).
 	Topics topics.Settings
+	// TopicSettings, when set, returns the settings instead of Topics,
+	// once the configuration (cfg) and the cluster's topics (rep) are
+	// known: `connector check` reads the settings `connector topics apply`
+	// recorded. cl reads committed records and keeps control records.
+	TopicSettings func(ctx context.Context, cl *kgo.Client, cfg *config.Config, rep topics.Report) (topics.Settings, error)
 	// Timeout bounds each network check.
 	Timeout time.Duration
 }
@@ -88,7 +93,7 @@ func checkKafka(ctx context.Context, cfg *config.Config, c Config) []Problem {
 	if err != nil {
 		return fail("kafka", err)
 	}
-	cl, err := kgo.NewClient(opts...)
+	cl, err := kgo.NewClient(append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())...)
 	if err != nil {
 		return fail("kafka", err)
 	}
@@ -98,11 +103,17 @@ func checkKafka(ctx context.Context, cfg *config.Config, c Config) []Problem {
 	if err := cl.Ping(ctx); err != nil {
 		return fail("kafka", fmt.Errorf("no broker of %s answered within %s: %w", strings.Join(cfg.Kafka.Brokers, ","), c.Timeout, err))
 	}
-	plan, err := connector.TopicPlan(cfg, c.Topics)
+	rep, err := topics.Verify(ctx, kadm.NewClient(cl), connector.TopicWants(cfg))
 	if err != nil {
 		return fail("topics", err)
 	}
-	rep, err := topics.Verify(ctx, kadm.NewClient(cl), connector.TopicWants(cfg))
+	settings := c.Topics
+	if c.TopicSettings != nil {
+		if settings, err = c.TopicSettings(ctx, cl, cfg, rep); err != nil {
+			return fail("topics", err)
+		}
+	}
+	plan, err := connector.TopicPlan(cfg, settings)
 	if err != nil {
 		return fail("topics", err)
 	}

@@ -62,28 +62,43 @@ func DefaultSettings() Settings {
 		MaxMessageBytes: KafkaMaxMessageBytes, RedriveRetention: 2 * MinRedriveRetention}
 }
 
-// Validate returns every setting that cannot make a working topic, each
-// named by its field.
+// SettingError is a setting that cannot make a working topic. Field names
+// the Settings field, so that a caller can name its own spelling of the
+// setting (a flag, a variable).
+type SettingError struct {
+	// Field is the Settings field: "MinInsyncReplicas".
+	Field string
+	// Problem is what is wrong with its value: "3, must be between ...".
+	Problem string
+}
+
+func (e *SettingError) Error() string { return e.Field + ": " + e.Problem }
+
+// Validate returns every setting that cannot make a working topic, each a
+// *SettingError naming its field.
 func (s Settings) Validate() error {
 	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &SettingError{Field: field, Problem: fmt.Sprintf(format, args...)})
+	}
 	if s.Partitions < 1 {
-		errs = append(errs, fmt.Errorf("Partitions: %d, must be at least 1", s.Partitions))
+		bad("Partitions", "%d, must be at least 1", s.Partitions)
 	}
 	if s.SessionPartitions < 0 {
-		errs = append(errs, fmt.Errorf("SessionPartitions: %d, must be at least 1 (0 = Partitions)", s.SessionPartitions))
+		bad("SessionPartitions", "%d, must be at least 1 (0 = Partitions)", s.SessionPartitions)
 	}
 	if s.ReplicationFactor < 1 {
-		errs = append(errs, fmt.Errorf("ReplicationFactor: %d, must be at least 1", s.ReplicationFactor))
+		bad("ReplicationFactor", "%d, must be at least 1", s.ReplicationFactor)
 	}
 	if s.MinInsyncReplicas < 1 || s.MinInsyncReplicas > int(s.ReplicationFactor) {
-		errs = append(errs, fmt.Errorf("MinInsyncReplicas: %d, must be between 1 and the replication factor %d (above it every write fails)",
-			s.MinInsyncReplicas, s.ReplicationFactor))
+		bad("MinInsyncReplicas", "%d, must be between 1 and the replication factor %d (above it every write fails)",
+			s.MinInsyncReplicas, s.ReplicationFactor)
 	}
 	if s.MaxMessageBytes < CopyHeadroom {
-		errs = append(errs, fmt.Errorf("MaxMessageBytes: %d, must be at least %d", s.MaxMessageBytes, CopyHeadroom))
+		bad("MaxMessageBytes", "%d, must be at least %d", s.MaxMessageBytes, CopyHeadroom)
 	}
 	if s.RedriveRetention < MinRedriveRetention {
-		errs = append(errs, fmt.Errorf("RedriveRetention: %v, must be at least %v", s.RedriveRetention, MinRedriveRetention))
+		bad("RedriveRetention", "%v, must be at least %v", s.RedriveRetention, MinRedriveRetention)
 	}
 	return errors.Join(errs...)
 }

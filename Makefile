@@ -6,6 +6,7 @@
 #   FUZZTIME        time per fuzz target for `make fuzz` (default 60s)
 #   CHECK_TIDY      1 (default): check fails when go mod tidy would change go.mod/go.sum; 0 skips that
 #   KAFKA_BROKERS   an existing cluster to test against; when unset a local broker is started
+#   BIN_DIR         where `make build` puts the binaries (default bin)
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -20,6 +21,7 @@ CHECK_TIDY          ?= 1
 FUZZTIME            ?= 60s
 FUZZTIME_SHORT      ?= 5s
 INTEGRATION_PACKAGES ?= ./integration/...
+BIN_DIR             ?= bin
 STATICCHECK_VERSION := v0.8.2
 GOVULNCHECK_VERSION := v1.1.4
 VULNDB              ?=
@@ -78,10 +80,14 @@ endef
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: ## build bin/connector and bin/paysim (whichever mains exist under cmd/)
+# build stamps the version (git describe) and revision (the commit, -dirty for a modified tree) that
+# `connector --version` prints, as the image build does; BIN_DIR is where the binaries go.
+build: ## build bin/connector and bin/paysim (whichever mains exist under cmd/), version-stamped
 	@mains=$$($(GO) list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./cmd/... 2>/dev/null || true); \
 	if [ -z "$$mains" ]; then echo "build: no main package under cmd/ yet"; exit 0; fi; \
-	mkdir -p bin; $(GO) build -o bin/ $$mains; ls bin
+	version=$$(git describe --tags --always --dirty 2>/dev/null || echo dev); \
+	revision=$$(git rev-parse HEAD 2>/dev/null || true)$$(git diff --quiet HEAD 2>/dev/null || echo -dirty); \
+	mkdir -p $(BIN_DIR); $(GO) build -ldflags "-X main.version=$$version -X main.revision=$$revision" -o $(BIN_DIR)/ $$mains; ls $(BIN_DIR)
 
 test: ## everything: check, unit + integration tests on a local broker, short fuzz; prints wall time
 	@start=$$(date +%s); \

@@ -62,3 +62,30 @@ func TestDockerfileLinksVersion(t *testing.T) {
 		t.Errorf("--version printed %q", out)
 	}
 }
+
+// TestMakeBuildStampsVersion runs `make build` and --version of the binary
+// it made: the version is git describe's and the revision the commit's,
+// not "dev (revision unknown)" (what make build gave before, with the
+// toolchain's VCS stamping off: GOFLAGS=-buildvcs=false).
+func TestMakeBuildStampsVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not in a git checkout: %v", err)
+	}
+	dir := t.TempDir()
+	make := exec.Command("make", "-C", "../..", "build", "BIN_DIR="+dir)
+	if out, err := make.CombinedOutput(); err != nil {
+		t.Fatalf("make build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(filepath.Join(dir, "connector"), "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "(revision " + strings.TrimSpace(string(head))
+	if strings.HasPrefix(string(out), "connector dev ") || !strings.Contains(string(out), want) {
+		t.Errorf("--version of make build's binary printed %q, want a version and %q", out, want)
+	}
+}

@@ -53,7 +53,7 @@ func TestCheckOnTheBroker(t *testing.T) {
 	if err := os.WriteFile(badKey, []byte("not a key\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	down := closedPort(t)
+	down := closedAddr(t)
 
 	tests := []struct {
 		name   string

@@ -174,9 +174,9 @@ func TestHelpListsProduceAndTail(t *testing.T) {
 		}
 		out.Reset()
 		errOut.Reset()
-		if code := run(context.Background(), []string{want, "-h"}, func(string) string { return "" }, &out, &errOut); code != exitUsage ||
-			!strings.Contains(errOut.String(), "Usage: connector "+want) {
-			t.Errorf("%s -h: exit %d\n%s", want, code, errOut.String())
+		if code := run(context.Background(), []string{want, "-h"}, func(string) string { return "" }, &out, &errOut); code != exitOK ||
+			!strings.Contains(out.String(), "Usage: connector "+want) {
+			t.Errorf("%s -h: exit %d\n%s", want, code, out.String())
 		}
 	}
 }

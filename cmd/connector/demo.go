@@ -34,12 +34,12 @@ type demoEnv struct {
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("demo", stderr)
+	fs := newCmdLine("demo", "", "Runs Kafka (in-process), the sandbox and the connector, plays a sample story and prints the outcome events.", 0, 0)
 	asJSON := fs.Bool("json", false, "print outcome events as JSON lines")
 	timeout := fs.Duration("timeout", 60*time.Second, "fail when the story is not done within this long")
 	logLevel := fs.String("log-level", "error", "connector log level (logs go to stderr)")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if _, code, ok := fs.parse(args, stdout, stderr); !ok {
+		return code
 	}
 	log := logging.New(stderr, *logLevel, "text")
 	dir, err := os.MkdirTemp("", "paysession-demo-")

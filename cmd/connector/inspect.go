@@ -16,13 +16,13 @@ import (
 // by error code and field, with counts and masked samples. It writes
 // nothing.
 func runInspect(ctx context.Context, args []string, env envconfig.Lookuper, stdout, stderr io.Writer) int {
-	fs := newFlagSet("inspect", stderr)
-	filter := filterFlags(fs, "count")
+	fs := newCmdLine("inspect", "", "Prints the dead letters grouped by error code and field, with counts and masked samples; writes nothing.", 0, 0)
+	filter := filterFlags(fs.FlagSet, "count")
 	samples := fs.Int("samples", 3, "letters shown per group")
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if _, code, ok := fs.parse(args, stdout, stderr); !ok {
+		return code
 	}
 	dlq, code := openDeadLetters(ctx, env, stderr)
 	if dlq == nil {

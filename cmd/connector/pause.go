@@ -20,26 +20,26 @@ import (
 // replica obeys it (connector/control); whoever may write the topic may
 // pause, as Kafka's ACLs say.
 func runPause(ctx context.Context, cmd string, paused bool, args []string, env envconfig.Lookuper, stdout, stderr io.Writer) int {
-	fs := newFlagSet(cmd, stderr)
+	fs := newCmdLine(cmd, "[kind...]", "Pauses (or resumes) new API calls of the named command kinds on every replica; every kind when none is named.\nIt writes to the control topic (PAYSESSION_TOPIC_CONTROL), which every replica reads.\n\n"+kindsHelp(), 0, -1)
 	by := fs.String("by", defaultBy(), "who pauses or resumes (recorded with the state, shown in /readyz and the log)")
 	timeout := fs.Duration("timeout", 30*time.Second, "give up writing after this long")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: connector %s [flags] [kind...]\n\nEvery kind when none is named. Kinds: %v\n\nFlags:\n", cmd, kit.Kinds())
-		fs.PrintDefaults()
+	connect := fs.Duration("connect-timeout", 10*time.Second, "fail when the brokers do not answer within this long")
+	names, code, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	var kinds []string
+	for _, name := range names {
+		k, err := parseKind(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "connector %s: %v\n", cmd, err)
+			return exitUsage
+		}
+		kinds = append(kinds, string(k))
 	}
-	kinds := fs.Args()
 	if len(kinds) == 0 {
 		for _, k := range kit.Kinds() {
 			kinds = append(kinds, string(k))
-		}
-	}
-	for _, k := range kinds {
-		if _, err := kit.ParseKind(k); err != nil {
-			fmt.Fprintf(stderr, "connector %s: %v\n", cmd, err)
-			return exitUsage
 		}
 	}
 	cfg, ok := loadClientConfig(ctx, env, stderr)
@@ -51,6 +51,10 @@ func runPause(ctx context.Context, cmd string, paused bool, args []string, env e
 		return code
 	}
 	defer cl.Close()
+	if err := cl.brokersAnswer(ctx, *connect); err != nil {
+		fmt.Fprintf(stderr, "connector %s: %v\n", cmd, err)
+		return exitFailed
+	}
 	pctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	value := control.Record{Paused: paused, By: *by, At: time.Now().UTC()}.Encode()
@@ -59,7 +63,7 @@ func runPause(ctx context.Context, cmd string, paused bool, args []string, env e
 		recs = append(recs, &kgo.Record{Topic: cfg.Topics.Control, Key: []byte(k), Value: value})
 	}
 	if err := cl.ProduceSync(pctx, recs...).FirstErr(); err != nil {
-		fmt.Fprintf(stderr, "connector %s: %s: %v\n", cmd, cfg.Topics.Control, err)
+		fmt.Fprintf(stderr, "connector %s: %s: %v\n", cmd, cfg.Topics.Control, cl.explain(err))
 		return exitFailed
 	}
 	for _, k := range kinds {

@@ -25,23 +25,17 @@ import (
 // bad line stops the run, naming its line number, after the lines before it
 // were written.
 func runProduce(ctx context.Context, args []string, env envconfig.Lookuper, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("produce", stderr)
+	fs := newCmdLine("produce", "<kind>", "Writes JSON commands from stdin, one per line, to the kind's command topic.\n\n"+kindsHelp(), 1, 1)
 	key := fs.String("key", "", "idempotency key of the command (one line only)")
 	keyField := fs.String("key-field", "idempotency_key", "top-level member of each line that holds its idempotency key (removed before the command is read)")
 	format := fs.String("format", "", "json, avro (single-object) or confluent; default confluent with PAYSESSION_REGISTRY_URL, else avro")
 	timeout := fs.Duration("timeout", 30*time.Second, "give up writing after this long")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: connector produce [flags] <kind>\n\nKinds: %v\n\nFlags:\n", kit.Kinds())
-		fs.PrintDefaults()
+	connect := fs.Duration("connect-timeout", 10*time.Second, "fail when the brokers do not answer within this long")
+	pos, code, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return exitUsage
-	}
-	kind, err := kit.ParseKind(fs.Arg(0))
+	kind, err := parseKind(pos[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "connector produce: %v\n", err)
 		return exitUsage
@@ -75,6 +69,10 @@ func runProduce(ctx context.Context, args []string, env envconfig.Lookuper, stdi
 		return code
 	}
 	defer cl.Close()
+	if err := cl.brokersAnswer(ctx, *connect); err != nil {
+		fmt.Fprintf(stderr, "connector produce: %v\n", err)
+		return exitFailed
+	}
 	pctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 
@@ -97,7 +95,7 @@ func runProduce(ctx context.Context, args []string, env envconfig.Lookuper, stdi
 			return exitUsage
 		}
 		if err := cl.ProduceSync(pctx, rec).FirstErr(); err != nil {
-			fmt.Fprintf(stderr, "connector produce: line %d: write %s: %v\n", line, rec.Topic, err)
+			fmt.Fprintf(stderr, "connector produce: line %d: write %s: %v\n", line, rec.Topic, cl.explain(err))
 			return exitFailed
 		}
 		written++

@@ -21,16 +21,16 @@ import (
 // runRedrive is `connector redrive`: re-publish the selected dead letters
 // to their source topics, or with -dry-run print what it would redrive.
 func runRedrive(ctx context.Context, args []string, env envconfig.Lookuper, stdout, stderr io.Writer) int {
-	fs := newFlagSet("redrive", stderr)
-	filter := filterFlags(fs, "redrive")
+	fs := newCmdLine("redrive", "", "Re-publishes the selected dead letters to their source topics (after a fix), or with -dry-run prints them.", 0, 0)
+	filter := filterFlags(fs.FlagSet, "redrive")
 	limit := fs.Int("limit", 0, "redrive at most this many letters (0: no limit)")
 	maxRedrives := fs.Int("max-redrives", 3, "skip a letter whose command was already redriven this many times")
 	dryRun := fs.Bool("dry-run", false, "print what would be redriven; write nothing")
 	every := fs.Int("progress-every", 1000, "print progress to stderr every this many dead-letter records read")
 	interval := fs.Duration("progress-interval", 10*time.Second, "print progress to stderr at least this often")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if _, code, ok := fs.parse(args, stdout, stderr); !ok {
+		return code
 	}
 	dlq, code := openDeadLetters(ctx, env, stderr)
 	if dlq == nil {

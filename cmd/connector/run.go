@@ -46,9 +46,11 @@ Commands:
   status    each replica's partitions, lag, in-flight calls, takeovers, pause and
             build, from its ops port: connector status -ops host:port[,...] [-json]
 
-connector --version prints the version, revision and Go version.
+connector --version prints the version, revision, Go version and signer engine.
 
-Run 'connector <command> -h' for a command's flags. 'connector config -describe' lists every variable.
+Run 'connector <command> -h' (or 'connector help <command>') for a command's
+flags; flags may come before or after its arguments.
+'connector config -describe' lists every variable.
 `
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
@@ -67,14 +69,11 @@ func runWithInput(ctx context.Context, args []string, getenv func(string) string
 	})
 	switch args[0] {
 	case "run":
-		return runConnector(ctx, env, os.Environ(), stderr)
+		return runConnector(ctx, args[1:], env, os.Environ(), stdout, stderr)
 	case "demo":
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "config":
-		if len(args) > 1 && (args[1] == "-describe" || args[1] == "--describe") {
-			return describeConfig(stdout)
-		}
-		return printConfig(ctx, env, stdout, stderr)
+		return printConfig(ctx, args[1:], env, stdout, stderr)
 	case "check":
 		return runCheck(ctx, args[1:], env, os.Environ(), stdout, stderr)
 	case "redrive":
@@ -94,8 +93,12 @@ func runWithInput(ctx context.Context, args []string, getenv func(string) string
 	case "pause", "resume":
 		return runPause(ctx, args[0], args[0] == "pause", args[1:], env, stdout, stderr)
 	case "--version", "-version", "version":
-		return printVersion(stdout)
-	case "-h", "--help", "help":
+		return printVersion(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 && args[0] == "help" {
+			// connector help <command>: that command's help.
+			return runWithInput(ctx, []string{args[1], "-h"}, getenv, stdin, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
@@ -112,7 +115,12 @@ func loadConfig(ctx context.Context, env envconfig.Lookuper, stderr io.Writer) (
 	return cfg, true
 }
 
-func runConnector(ctx context.Context, env envconfig.Lookuper, environ []string, stderr io.Writer) int {
+func runConnector(ctx context.Context, args []string, env envconfig.Lookuper, environ []string, stdout, stderr io.Writer) int {
+	fs := newCmdLine("run", "", "Runs the connector. Its configuration is the PAYSESSION_* environment variables;\n"+
+		"'connector config -describe' lists them, 'connector check' checks them and what they point at.", 0, 0)
+	if _, code, ok := fs.parse(args, stdout, stderr); !ok {
+		return code
+	}
 	// A misspelt variable would otherwise be ignored and its default apply.
 	if errs := config.UnknownIn(environ); len(errs) > 0 {
 		fmt.Fprintf(stderr, "connector: invalid configuration:\n%v\n", errors.Join(errs...))
@@ -138,7 +146,17 @@ func runConnector(ctx context.Context, env envconfig.Lookuper, environ []string,
 	return exitOK
 }
 
-func printConfig(ctx context.Context, env envconfig.Lookuper, stdout, stderr io.Writer) int {
+// printConfig is `connector config`: the effective configuration with
+// secrets redacted, or with -describe every variable.
+func printConfig(ctx context.Context, args []string, env envconfig.Lookuper, stdout, stderr io.Writer) int {
+	fs := newCmdLine("config", "", "Prints the effective configuration of the PAYSESSION_* variables, secrets redacted.", 0, 0)
+	describe := fs.Bool("describe", false, "print every variable with its default and meaning instead (needs no configuration)")
+	if _, code, ok := fs.parse(args, stdout, stderr); !ok {
+		return code
+	}
+	if *describe {
+		return describeConfig(stdout)
+	}
 	cfg, ok := loadConfig(ctx, env, stderr)
 	if !ok {
 		return exitUsage

@@ -22,16 +22,12 @@ import (
 // replica with its document as served). A replica that cannot be read is
 // named on stderr and the exit is 1, after the others are shown.
 func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("status", stderr)
+	fs := newCmdLine("status", "", "Prints, from the ops port of each replica named by -ops, its partitions, lag, in-flight calls, takeovers, pause and build.", 0, 0)
 	ops := fs.String("ops", "", "the replicas' ops addresses (PAYSESSION_METRICS_LISTEN_ADDR), host:port, comma-separated")
 	asJSON := fs.Bool("json", false, "print each replica's document as served, one JSON line per replica")
 	timeout := fs.Duration("timeout", 5*time.Second, "give up on a replica after this long")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: connector status -ops host:port[,host:port...] [-json]\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if _, code, ok := fs.parse(args, stdout, stderr); !ok {
+		return code
 	}
 	var addrs []string
 	for a := range strings.SplitSeq(*ops, ",") {
@@ -39,9 +35,8 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			addrs = append(addrs, a)
 		}
 	}
-	if len(addrs) == 0 || fs.NArg() > 0 {
-		fs.Usage()
-		return exitUsage
+	if len(addrs) == 0 {
+		return fs.fail(stderr, "-ops: required, the replicas' ops addresses")
 	}
 	code := exitOK
 	var replicas []replicaStatus

@@ -106,9 +106,9 @@ func TestStatusJSON(t *testing.T) {
 	}
 }
 
-// TestStatusUsage: without -ops, status prints its usage.
+// TestStatusUsage: without -ops, status is a usage error naming -ops.
 func TestStatusUsage(t *testing.T) {
-	if code, _, errOut := runStatusCmd(); code != exitUsage || !strings.Contains(errOut, "Usage: connector status") {
+	if code, _, errOut := runStatusCmd(); code != exitUsage || !strings.Contains(errOut, "-ops: required") {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 }

@@ -25,7 +25,7 @@ import (
 // hold full card data. A missing topic or brokers that do not answer within
 // -connect-timeout are an error, not a wait.
 func runTail(ctx context.Context, args []string, env envconfig.Lookuper, stdout, stderr io.Writer) int {
-	fs := newFlagSet("tail", stderr)
+	fs := newCmdLine("tail", "<topic>", "Prints the committed records of an outcome or dead-letter topic as decoded JSON lines.", 1, 1)
 	n := fs.Int("n", 0, "stop after this many records (0: run until interrupted, -timeout or, with -e, the end)")
 	fromEnd := fs.Bool("from-end", false, "print only records written after the start (same as -o end)")
 	atEnd := fs.Bool("e", false, "exit at the end of the topic: the end offsets it has when tail starts")
@@ -34,23 +34,16 @@ func runTail(ctx context.Context, args []string, env envconfig.Lookuper, stdout,
 	key := fs.String("k", "", "print only records of this key")
 	timeout := fs.Duration("timeout", 0, "stop after this long (0: no limit)")
 	connect := fs.Duration("connect-timeout", 10*time.Second, "fail when the brokers do not answer within this long")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: connector tail [flags] <topic>\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return exitUsage
+	pos, code, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	start, err := tailStart(*offset, *since, *fromEnd)
 	if err != nil {
 		fmt.Fprintf(stderr, "connector tail: %v\n", err)
 		return exitUsage
 	}
-	topic := fs.Arg(0)
+	topic := pos[0]
 	cfg, ok := loadClientConfig(ctx, env, stderr)
 	if !ok {
 		return exitUsage
@@ -74,11 +67,11 @@ func runTail(ctx context.Context, args []string, env envconfig.Lookuper, stdout,
 	out := json.NewEncoder(stdout)
 	printed := 0
 	var werr error
-	if err := brokersAnswer(ctx, cl, *connect); err != nil {
+	if err := cl.brokersAnswer(ctx, *connect); err != nil {
 		fmt.Fprintf(stderr, "connector tail: %v\n", err)
 		return exitFailed
 	}
-	err = lookup.Read(ctx, cl, lookup.Range{Topics: []string{topic}, From: start, Follow: !*atEnd}, func(r *kgo.Record) bool {
+	err = lookup.Read(ctx, cl.Client, lookup.Range{Topics: []string{topic}, From: start, Follow: !*atEnd}, func(r *kgo.Record) bool {
 		if *key != "" && string(r.Key) != *key {
 			return true
 		}
@@ -93,7 +86,7 @@ func runTail(ctx context.Context, args []string, env envconfig.Lookuper, stdout,
 		fmt.Fprintf(stderr, "connector tail: %v\n", werr)
 		return exitFailed
 	case err != nil && !(stopped(ctx, err) && !*atEnd):
-		fmt.Fprintf(stderr, "connector tail: %v\n", err)
+		fmt.Fprintf(stderr, "connector tail: %v\n", cl.explain(err))
 		return exitFailed
 	case *n > 0 && printed < *n:
 		fmt.Fprintf(stderr, "connector tail: %d of %d records before the stop\n", printed, *n)
@@ -137,7 +130,7 @@ func tailStart(offset, since string, fromEnd bool) (lookup.Start, error) {
 // the registry when one is configured) and a client of the brokers that
 // reads committed records as lookup.Read wants, for the subcommand cmd; on
 // failure it says why on stderr and returns a nil client and the exit code.
-func outcomeReader(cmd string, cfg *config.Config, stderr io.Writer) (*kit.Decoder, *kgo.Client, int) {
+func outcomeReader(cmd string, cfg *config.Config, stderr io.Writer) (*kit.Decoder, *kafkaConn, int) {
 	reg, err := connector.RegistryClient(cfg.Registry)
 	if err != nil {
 		fmt.Fprintf(stderr, "connector %s: %v\n", cmd, err)
@@ -150,17 +143,6 @@ func outcomeReader(cmd string, cfg *config.Config, stderr io.Writer) (*kit.Decod
 	}
 	cl, code := kafkaClient(cmd, cfg.Kafka, stderr, kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 	return dec, cl, code
-}
-
-// brokersAnswer fails when no broker of cl answers within connect, so that
-// an unreachable cluster is an error rather than a wait.
-func brokersAnswer(ctx context.Context, cl *kgo.Client, connect time.Duration) error {
-	pctx, cancel := context.WithTimeout(ctx, connect)
-	defer cancel()
-	if err := cl.Ping(pctx); err != nil {
-		return fmt.Errorf("no broker answered within %s: %w", connect, err)
-	}
-	return nil
 }
 
 // tailRefused says why topic may not be tailed, or "" when it may.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -16,18 +15,6 @@ import (
 	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/config"
 )
-
-// closedPort returns a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
-}
 
 // TestTailOnTheBroker: on the real broker, tail -e prints a topic's
 // records and exits at its end, -o and -t choose the start, -k filters by
@@ -101,7 +88,7 @@ func TestTailOnTheBroker(t *testing.T) {
 		}
 	})
 	t.Run("unreachable broker", func(t *testing.T) {
-		down := map[string]string{config.Prefix + "KAFKA_BROKERS": closedPort(t)}
+		down := map[string]string{config.Prefix + "KAFKA_BROKERS": closedAddr(t)}
 		code, _, stderr := tail(down, "-connect-timeout", "2s", topic)
 		if code != exitFailed || !strings.Contains(stderr, "no broker answered") {
 			t.Fatalf("exit %d: %s", code, stderr)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,20 +20,21 @@ import (
 	"github.com/paysession/paysession/internal/config"
 )
 
-const topicsUsage = `Usage: connector topics <plan|apply|verify> [flags]
-
-  plan    print every topic the configuration uses, as apply would create it
-          (needs no cluster)
-  apply   create the missing topics through the admin API, then verify
+// topicsAbout is the help of `connector topics` between its usage line
+// and its flags.
+const topicsAbout = `  plan    print every topic the configuration uses, as apply would create it
+          (needs no cluster: the flags over the defaults)
+  apply   create the missing topics through the admin API, record the settings
+          on the control topic, then verify
   verify  compare the cluster's topics with the plan; exit 1 naming every
           difference, and every problem the connector's start-up check refuses
 
 The topic names, PAYSESSION_WEBHOOK_MAX_BODY_BYTES and the periodic
-publishers come from the PAYSESSION_* variables, as for 'connector run'; the
-flags below are the operator's choices (the same for all three commands).
-
-Flags:
-`
+publishers come from the PAYSESSION_* variables, as for 'connector run'. The
+flags below are the operator's settings. apply and verify start from the
+settings the last apply recorded on the control topic (PAYSESSION_TOPIC_CONTROL),
+else from the defaults shown; a flag given overrides its setting, and apply
+records the result. So 'topics verify' needs no flags after 'topics apply'.`
 
 // topicsEnvKeys are the variables besides topicsEnvSections that change the
 // topic list or sizes: the webhook body bound and the API version (the
@@ -66,12 +68,34 @@ func topicsEnv(env envconfig.Lookuper, plan bool) envconfig.Lookuper {
 	})
 }
 
+// planFlags are the topic settings of a command line (topics, check): the
+// defaults, and the flags given over them.
+type planFlags struct {
+	topics.Settings
+	fs *flag.FlagSet
+}
+
+// settingFlags names the flag of each field of topics.Settings that has one,
+// and copies that field.
+var settingFlags = []struct {
+	field, flag string
+	copy        func(dst, src *topics.Settings)
+}{
+	{"Partitions", "partitions", func(d, s *topics.Settings) { d.Partitions = s.Partitions }},
+	{"SessionPartitions", "session-partitions", func(d, s *topics.Settings) { d.SessionPartitions = s.SessionPartitions }},
+	{"ReplicationFactor", "replication", func(d, s *topics.Settings) { d.ReplicationFactor = s.ReplicationFactor }},
+	{"MinInsyncReplicas", "min-insync-replicas", func(d, s *topics.Settings) { d.MinInsyncReplicas = s.MinInsyncReplicas }},
+	{"MaxMessageBytes", "max-message-bytes", func(d, s *topics.Settings) { d.MaxMessageBytes = s.MaxMessageBytes }},
+	{"RedriveRetention", "redrive-retention", func(d, s *topics.Settings) { d.RedriveRetention = s.RedriveRetention }},
+}
+
 // topicsFlags binds the plan's settings to flags of fs.
-func topicsFlags(fs *flag.FlagSet) *topics.Settings {
-	s := topics.DefaultSettings()
+func topicsFlags(fs *flag.FlagSet) *planFlags {
+	p := &planFlags{Settings: topics.DefaultSettings(), fs: fs}
+	s := &p.Settings
 	fs.Func("partitions", "partitions of each command, retry, attempts, results, dead-letter and periodic topic (default "+strconv.Itoa(int(s.Partitions))+")", int32Flag(&s.Partitions))
 	fs.Func("session-partitions", "partitions of the session-updates, sessions and webhook-events topics, one count for the three (default: -partitions)", int32Flag(&s.SessionPartitions))
-	fs.Func("replication", "replication factor of every topic (default "+strconv.Itoa(int(s.ReplicationFactor))+")", func(v string) error {
+	fs.Func("replication", "replication factor of every topic, at most the cluster's brokers (default "+strconv.Itoa(int(s.ReplicationFactor))+")", func(v string) error {
 		n, err := strconv.ParseInt(v, 10, 16)
 		s.ReplicationFactor = int16(n)
 		return err
@@ -79,7 +103,50 @@ func topicsFlags(fs *flag.FlagSet) *topics.Settings {
 	fs.IntVar(&s.MinInsyncReplicas, "min-insync-replicas", s.MinInsyncReplicas, "min.insync.replicas of every topic, at most -replication")
 	fs.IntVar(&s.MaxMessageBytes, "max-message-bytes", s.MaxMessageBytes, "max.message.bytes of the command topics (the retry and dead-letter topics get 64 KiB more, to copy a command whole)")
 	fs.DurationVar(&s.RedriveRetention, "redrive-retention", s.RedriveRetention, "retention of the retry and dead-letter topics, at least 168h")
-	return &s
+	return p
+}
+
+// over returns base with the setting of every flag given.
+func (p *planFlags) over(base topics.Settings) topics.Settings {
+	for _, sf := range settingFlags {
+		if flagGiven(p.fs, sf.flag) {
+			sf.copy(&base, &p.Settings)
+		}
+	}
+	return base
+}
+
+// flagGiven reports whether the flag name was set on fs's command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// validateSettings is s.Validate with each problem named by its flag.
+func validateSettings(s topics.Settings) error {
+	err := s.Validate()
+	if err == nil {
+		return nil
+	}
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	var msgs []string
+	for _, e := range errs {
+		msg := e.Error()
+		var se *topics.SettingError
+		if errors.As(e, &se) {
+			for _, sf := range settingFlags {
+				if sf.field == se.Field {
+					msg = "-" + sf.flag + ": " + se.Problem
+				}
+			}
+		}
+		msgs = append(msgs, msg)
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 // int32Flag parses a flag's value into p.
@@ -93,65 +160,88 @@ func int32Flag(p *int32) func(string) error {
 
 // runTopics is `connector topics plan|apply|verify`.
 func runTopics(ctx context.Context, args []string, env envconfig.Lookuper, stdout, stderr io.Writer) int {
-	fs := newFlagSet("topics", stderr)
-	settings := topicsFlags(fs)
+	fs := newCmdLine("topics", "<plan|apply|verify>", topicsAbout, 1, 1)
+	flags := topicsFlags(fs.FlagSet)
 	timeout := fs.Duration("timeout", time.Minute, "give up talking to the cluster after this long")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, topicsUsage)
-		fs.PrintDefaults()
+	pos, code, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
-		fs.Usage()
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
-	}
-	verb := args[0]
+	verb := pos[0]
 	if verb != "plan" && verb != "apply" && verb != "verify" {
-		fmt.Fprintf(stderr, "connector topics: unknown command %q\n\n", verb)
-		fs.Usage()
-		return exitUsage
+		return fs.fail(stderr, fmt.Sprintf("unknown command %q: want plan, apply or verify", verb))
 	}
-	if err := fs.Parse(args[1:]); err != nil {
-		return exitUsage
+	if err := validateSettings(flags.over(topics.DefaultSettings())); err != nil && verb == "plan" {
+		return fs.fail(stderr, err.Error())
 	}
 	cfg, ok := loadConfig(ctx, topicsEnv(env, verb == "plan"), stderr)
 	if !ok {
 		return exitUsage
 	}
-	plan, err := connector.TopicPlan(cfg, *settings)
-	if err != nil {
-		fmt.Fprintf(stderr, "connector topics: %v\n", err)
-		return exitUsage
-	}
 	if verb == "plan" {
+		plan, err := connector.TopicPlan(cfg, flags.over(topics.DefaultSettings()))
+		if err != nil {
+			fmt.Fprintf(stderr, "connector topics: %v\n", err)
+			return exitUsage
+		}
 		printPlan(stdout, plan)
 		return exitOK
 	}
 	// A short metadata age, so that the verify after apply sees the
-	// topics created as soon as the brokers know them.
-	cl, code := kafkaClient("topics", cfg.Kafka, stderr, kgo.MetadataMinAge(100*time.Millisecond))
+	// topics created as soon as the brokers know them; committed reads
+	// that keep control records, as lookup.Read wants for the recorded
+	// settings.
+	cl, code := kafkaClient("topics", cfg.Kafka, stderr, kgo.MetadataMinAge(100*time.Millisecond),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 	if cl == nil {
 		return code
 	}
 	defer cl.Close()
 	tctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	adm := kadm.NewClient(cl)
+	adm := kadm.NewClient(cl.Client)
 	wants := connector.TopicWants(cfg)
 	rep, err := topics.Verify(tctx, adm, wants)
 	if err != nil {
-		fmt.Fprintf(stderr, "connector topics: %v\n", err)
+		fmt.Fprintf(stderr, "connector topics: %v\n", cl.explain(err))
 		return exitFailed
+	}
+	base, source, err := recordedSettings(tctx, cl.Client, rep, cfg.Topics.Control)
+	if err != nil {
+		fmt.Fprintf(stderr, "connector topics: %v\n", cl.explain(err))
+		return exitFailed
+	}
+	fmt.Fprintln(stderr, source)
+	settings := flags.over(base)
+	if err := validateSettings(settings); err != nil {
+		return fs.fail(stderr, err.Error())
+	}
+	plan, err := connector.TopicPlan(cfg, settings)
+	if err != nil {
+		fmt.Fprintf(stderr, "connector topics: %v\n", err)
+		return exitUsage
 	}
 	if verb == "apply" {
 		if rep, err = applyPlan(tctx, adm, plan, rep, wants, stdout); err != nil {
-			fmt.Fprintf(stderr, "connector topics apply: %v\n", err)
+			fmt.Fprintf(stderr, "connector topics apply: %v\n", applyError(cl.explain(err)))
+			return exitFailed
+		}
+		if err := recordSettings(tctx, cl, cfg.Topics.Control, settings); err != nil {
+			fmt.Fprintf(stderr, "connector topics apply: record the settings on %s: %v\n", cfg.Topics.Control, cl.explain(err))
 			return exitFailed
 		}
 	}
 	return reportDifferences(plan, rep, stdout, stderr)
+}
+
+// applyError says, of a plan the cluster has too few brokers for, which
+// flag to change.
+func applyError(err error) error {
+	var few *topics.TooFewBrokersError
+	if errors.As(err, &few) {
+		return fmt.Errorf("%w: give -replication %d or less (and -min-insync-replicas at most that)", err, few.Brokers)
+	}
+	return err
 }
 
 // applyPlan creates the missing topics, prints each, and returns the report

@@ -226,17 +226,18 @@ func TestTopicsPlan(t *testing.T) {
 	}
 }
 
-// TestTopicsUsage: a bad verb or setting is a usage error naming it.
+// TestTopicsUsage: a bad verb or setting is a usage error naming it, a
+// setting by its flag (before, by its Go field: MinInsyncReplicas).
 func TestTopicsUsage(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"no verb", nil, "Usage: connector topics"},
+		{"no verb", nil, "want <plan|apply|verify>, got none"},
 		{"unknown verb", []string{"create"}, `unknown command "create"`},
-		{"min.insync above replication", []string{"plan", "-replication", "2", "-min-insync-replicas", "3"}, "MinInsyncReplicas: 3"},
-		{"short redrive retention", []string{"plan", "-redrive-retention", "1h"}, "RedriveRetention: 1h0m0s"},
+		{"min.insync above replication", []string{"plan", "-replication", "2", "-min-insync-replicas", "3"}, "-min-insync-replicas: 3"},
+		{"short redrive retention", []string{"plan", "-redrive-retention", "1h"}, "-redrive-retention: 1h0m0s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

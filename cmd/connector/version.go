@@ -45,7 +45,12 @@ func buildRevision() string {
 }
 
 // printVersion is `connector --version`.
-func printVersion(w io.Writer) int {
+func printVersion(args []string, stdout, stderr io.Writer) int {
+	fs := newCmdLine("version", "", "Prints the version, the revision and the Go version of this binary.", 0, 0)
+	if _, code, ok := fs.parse(args, stdout, stderr); !ok {
+		return code
+	}
+	w := stdout
 	fmt.Fprintf(w, "connector %s (revision %s, %s)\n", version, buildRevision(), runtime.Version())
 	return exitOK
 }

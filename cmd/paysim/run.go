@@ -23,16 +23,23 @@ type options struct {
 	seed                                                                       uint64
 }
 
-func parseFlags(args []string, out io.Writer) (*options, error) {
+// usage writes the help of fs.
+func usage(fs *flag.FlagSet, out io.Writer) {
+	fmt.Fprint(out, "Usage: paysim [flags]\n\nSandbox of the Payment Session Service. Needs -config, -dev-keys, or both.\n"+
+		"Dev mode (-dev-keys DIR) loads or generates partner_private.pem/partner_public.pem and\n"+
+		"service_private.pem/service_public.pem in DIR and registers project -project with the partner key.\n\nFlags:\n")
+	fs.SetOutput(out)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// parseFlags reads the command line. The help (-h, -help, --help) is
+// flag.ErrHelp, for the caller to print with usage on stdout; a flag
+// error names the flag.
+func parseFlags(args []string) (*options, *flag.FlagSet, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("paysim", flag.ContinueOnError)
-	fs.SetOutput(out)
-	fs.Usage = func() {
-		fmt.Fprint(out, "Usage: paysim [flags]\n\nSandbox of the Payment Session Service. Needs -config, -dev-keys, or both.\n"+
-			"Dev mode (-dev-keys DIR) loads or generates partner_private.pem/partner_public.pem and\n"+
-			"service_private.pem/service_public.pem in DIR and registers project -project with the partner key.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "listen `address` (host:port)")
 	fs.StringVar(&o.config, "config", "", "JSON configuration `file` with projects and the service key (see paysim.FileConfig)")
 	fs.StringVar(&o.devKeys, "dev-keys", "", "dev mode: `dir` where the partner and service key pairs are loaded or generated")
@@ -56,15 +63,15 @@ func parseFlags(args []string, out io.Writer) (*options, error) {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of fault draws and generated tokens")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		return nil, fs, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+		return nil, fs, fmt.Errorf("takes no arguments, only flags; got %q", fs.Args())
 	}
 	if o.config == "" && o.devKeys == "" {
-		return nil, errors.New("need -config, -dev-keys, or both")
+		return nil, fs, errors.New("need -config, -dev-keys, or both")
 	}
-	return o, nil
+	return o, fs, nil
 }
 
 func (o *options) sandboxConfig(log *slog.Logger) (paysim.Config, error) {
@@ -100,13 +107,17 @@ func (o *options) sandboxConfig(log *slog.Logger) (paysim.Config, error) {
 	return cfg, nil
 }
 
-func run(ctx context.Context, args []string, stderr io.Writer) int {
-	o, err := parseFlags(args, stderr)
+// run is paysim with the command line args: the help on stdout and exit 0
+// for -h, a usage error on stderr and exit 2, else the sandbox until ctx
+// ends (exit 0) or fails (exit 1).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, fs, err := parseFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
+		usage(fs, stdout)
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "paysim:", err)
+		fmt.Fprintf(stderr, "paysim: %v\nRun 'paysim -h' for help.\n", err)
 		return 2
 	}
 	var level slog.Level

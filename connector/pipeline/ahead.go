@@ -148,25 +148,18 @@ func (a *ahead) take(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Record, e
 	return recs, err
 }
 
-// fill adds what a poll under ctx gets to the held records, unless a
-// batch's worth (MaxPollRecords) is held already (held.go).
+// fill adds what one poll under ctx gets to the held records, unless a
+// batch's worth (MaxPollRecords) is held already (held.go), noting fetch
+// errors: a topic gone or unreadable fails the read health. A nil ctx
+// takes only what is already fetched, at once. The error is final for the
+// session (its client closed).
 func (a *ahead) fill(ctx context.Context, s *kafka.TxnSession) error {
 	if a.turns.full(a.held) {
 		return nil
 	}
-	recs, err := a.poll(ctx, s)
-	a.held = append(a.held, recs...)
-	return err
-}
-
-// poll returns everything one poll gets, noting fetch errors: a topic gone
-// or unreadable fails the read health. A nil ctx takes only what is
-// already fetched, at once. The error is final for the session (its
-// client closed).
-func (a *ahead) poll(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Record, error) {
 	fetches := s.PollRecords(ctx, 0)
 	if fetches.IsClientClosed() {
-		return nil, errors.New("kafka client closed")
+		return errors.New("kafka client closed")
 	}
 	fetches.EachError(func(t string, part int32, err error) {
 		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
@@ -178,7 +171,8 @@ func (a *ahead) poll(ctx context.Context, s *kafka.TxnSession) ([]*kgo.Record, e
 	})
 	a.ends.learn(fetches)
 	a.ids.learn(fetches)
-	return fetches.Records(), nil
+	a.held = append(a.held, fetches.Records()...)
+	return nil
 }
 
 // release gives the held records that give names back to the client: its

@@ -12,6 +12,7 @@ import (
 	"github.com/paysession/paysession/connector/redrive"
 	"github.com/paysession/paysession/integration/harness"
 	"github.com/paysession/paysession/internal/codec"
+	"github.com/paysession/paysession/internal/config"
 	"github.com/paysession/paysession/internal/header"
 )
 
@@ -79,6 +80,25 @@ func TestRedriveCardCommand(t *testing.T) {
 	src := harness.ReadCommitted(t, e.seeds, e.topics.Commands[codec.KindInitPayment], 2)
 	if string(src[1].Key) != k || string(src[1].Value) != original {
 		t.Errorf("redriven record is not the original command (key %q, %d bytes)", src[1].Key, len(src[1].Value))
+	}
+
+	// Every header redrive and the pipeline wrote is one schemas/asyncapi.yaml
+	// describes on that topic (issue 42 item 6): on the redriven command,
+	// on the redrive marker and on the second dead letter (letter, marker,
+	// letter on the dead-letter topic).
+	vars := map[string]string{config.Prefix + "TOPIC_INIT_PAYMENT": e.topics.Commands[codec.KindInitPayment],
+		config.Prefix + "TOPIC_DEAD_LETTER": e.topics.DeadLetter}
+	written := append(src[1:], harness.ReadCommitted(t, e.seeds, e.topics.DeadLetter, 3)...)
+	seen := harness.CheckWrittenHeaders(t, vars, written)
+	for v, want := range map[string][]string{
+		"TOPIC_INIT_PAYMENT": {header.RecordTime, header.Redrive, header.RedriveCount},
+		"TOPIC_DEAD_LETTER":  {header.Redriven, header.RedriveCount, header.DeadLetterValue},
+	} {
+		for _, h := range want {
+			if !seen[config.Prefix+v][h] {
+				t.Errorf("no record on the topic of %s%s carries %s", config.Prefix, v, h)
+			}
+		}
 	}
 }
 

@@ -83,12 +83,12 @@ func (in *inbound) srcPosition() kafka.Position {
 	return kafka.Position{Topic: in.src.Topic, Partition: in.src.Partition, Offset: in.src.Offset}
 }
 
-// withSource returns the retry record r carrying its source's command and
-// the producer's headers.
+// withSource returns the retry record r carrying its source's command, the
+// producer's headers and the redrive's (header.Carried).
 func withSource(r, src *kgo.Record) *kgo.Record {
 	merged := *r
 	merged.Value = src.Value
-	merged.Headers = append(append([]kgo.RecordHeader{}, r.Headers...), header.Foreign(src)...)
+	merged.Headers = append(append([]kgo.RecordHeader{}, r.Headers...), header.Carried(src)...)
 	return &merged
 }
 

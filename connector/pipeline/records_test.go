@@ -97,3 +97,26 @@ func TestResultOfDisableRecurring(t *testing.T) {
 		t.Fatalf("recurring_token %+v", got.RecurringToken)
 	}
 }
+
+// A redriven command that is parked keeps its redrive count when it is read
+// back from its source, so that its dead letter carries the count and the
+// redrive limit does not start over.
+func TestParkedRedrivenCommandKeepsItsRedriveCount(t *testing.T) {
+	orig := &kgo.Record{Topic: "cmds.capture", Partition: 0, Offset: 9, Key: []byte("key-0002"),
+		Value: []byte(`{"session_id":"ps_9"}`), Timestamp: time.UnixMilli(1_700_000_000_000),
+		Headers: []kgo.RecordHeader{
+			header.New(header.Redrive, "payments.dlq/0/4"),
+			header.NewInt(header.RedriveCount, 2),
+		}}
+	in := newInbound(orig, "capture", false)
+	in.cmd = &command{Kind: "capture", SessionID: "ps_9"}
+	r := retryRecord(&outcome{in: in, park: &parking{retry: retryState{attempts: 1}}}, "cmds.retry")
+	r.Topic, r.Partition, r.Offset = "cmds.retry", 0, 3
+
+	back := newInbound(withSource(r, orig), "", true)
+	out := &outcome{in: back, verdict: verdict{Status: codec.StatusInvalid, Code: "schema_registry", Description: "d", deadLetter: true}}
+	hs := &kgo.Record{Headers: deadLetterHeaders(out, codec.ValueOriginal)}
+	if n, ok := header.Int(hs, header.RedriveCount); !ok || n != 2 {
+		t.Fatalf("dead letter of a parked redriven command: redrive count %d (present %v), want 2", n, ok)
+	}
+}

@@ -123,6 +123,22 @@ func Foreign(r *kgo.Record) []kgo.RecordHeader {
 	return out
 }
 
+// Carried returns the headers of a command's source record that stay with
+// the command when the connector reads it back (a parked command from its
+// source, see the pipeline's resolveParked): the producer's (Foreign) and
+// the redrive's provenance (Redrive, RedriveCount), which no retry record
+// copies. Without the count a redriven command that was parked and then
+// dead-lettered would start its redrive limit over.
+func Carried(r *kgo.Record) []kgo.RecordHeader {
+	out := Foreign(r)
+	for _, h := range r.Headers {
+		if h.Key == Redrive || h.Key == RedriveCount {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // OriginalTime is the time a command's age counts from: its record time,
 // or the RecordTime header's when that is earlier and the record carries
 // the connector's provenance (parked is true for a record of the retry

@@ -33,6 +33,7 @@ type figureCopy struct {
 func figures(docs map[string]string) (copies map[string][]figureCopy, unpaired []string) {
 	copies = map[string][]figureCopy{}
 	for doc, text := range docs {
+		text = prose(text) // a marker quoted as code is not a figure
 		paired := 0
 		for _, m := range figureMark.FindAllStringSubmatch(text, -1) {
 			copies[m[1]] = append(copies[m[1]], figureCopy{doc: doc, value: strings.TrimSpace(m[2])})
@@ -98,6 +99,7 @@ func TestFiguresFindsDisagreement(t *testing.T) {
 		"a.md": "results flow again <!-- figure failover -->p50 0.7 s<!-- /figure --> after the kill",
 		"b.md": "| 1 | <!-- figure failover --> p50 0.3 s <!-- /figure --> | <!-- figure rss -->139 MiB<!-- /figure --> |",
 		"c.md": "peak <!-- figure rss -->139 MiB<!-- /figure -->; <!-- figure open -->1 s",
+		"d.md": "mark it `<!-- figure NAME -->` ... `<!-- /figure -->`; `<!-- figure rss -->1 MiB<!-- /figure -->`",
 	})
 	got := disagreements(copies)
 	want := []string{`figure failover: a.md says "p50 0.7 s", b.md says "p50 0.3 s"`}

@@ -10,14 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sethvargo/go-envconfig"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/connector/kit"
 	"github.com/paysession/paysession/connector/lookup"
 	"github.com/paysession/paysession/integration/harness"
-	"github.com/paysession/paysession/internal/config"
+	"github.com/paysession/paysession/integration/harness/inproc"
 	"github.com/paysession/paysession/internal/paysim"
 )
 
@@ -76,28 +74,15 @@ func resultStatus(lines []lookup.Line) string {
 // command parked while the API fails (its retry record), and a key the
 // topics do not hold (exit 1).
 func TestLookupOnTheBroker(t *testing.T) {
-	sim, vars := harness.Sandbox(t, "lookup", "")
-	maps.Copy(vars, map[string]string{
-		"PAYSESSION_API_ALLOW_INSECURE_HTTP":      "true",
-		"PAYSESSION_WEBHOOK_ENABLED":              "false",
-		"PAYSESSION_PIPELINE_BATCH_DEADLINE":      "2s",
-		"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT": "20s",
-		"PAYSESSION_API_RETRY_MAX_ATTEMPTS":       "1000",
-		"PAYSESSION_API_RETRY_BACKOFF_MAX":        "500ms",
-		"PAYSESSION_RECONCILER_INTERVAL":          "0",
-		"PAYSESSION_SHUTDOWN_GRACE":               "5s",
+	rig := inproc.NewRig(t, inproc.Project("lookup"), inproc.NoWebhooks())
+	maps.Copy(rig.Vars, map[string]string{
+		"PAYSESSION_WEBHOOK_ENABLED":        "false",
+		"PAYSESSION_API_RETRY_MAX_ATTEMPTS": "1000",
+		"PAYSESSION_API_RETRY_BACKOFF_MAX":  "500ms",
+		"PAYSESSION_RECONCILER_INTERVAL":    "0",
 	})
-	cfg, err := config.Load(context.Background(), envconfig.MapLookuper(vars))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := connector.New(context.Background(), connector.Options{Config: cfg, Logger: connector.NewLogger(harness.FailureLog(t, "LOOKUP_TEST_LOG"), cfg.Log),
-		InstanceID: "lookup", OpsListener: harness.Listen(t),
-		KafkaOpts: []kgo.Opt{kgo.MetadataMinAge(250 * time.Millisecond), kgo.FetchMaxWait(100 * time.Millisecond)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	harness.Background(t, "connector Run", c.Run)
+	sim, vars := rig.Sandbox, rig.Vars
+	cfg := rig.Start(t, inproc.LogTo(harness.FailureLog(t, "LOOKUP_TEST_LOG"))).Config
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

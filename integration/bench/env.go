@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -16,12 +17,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sethvargo/go-envconfig"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/integration/harness"
+	"github.com/paysession/paysession/integration/harness/inproc"
 	"github.com/paysession/paysession/internal/config"
 	"github.com/paysession/paysession/internal/paysim"
 )
@@ -49,8 +50,6 @@ type env struct {
 	// bench started, or -broker-gc-log; empty when unknown.
 	gcLog string
 }
-
-const hookPath = "/webhooks/paysession"
 
 func randomID() string {
 	var b [4]byte
@@ -175,37 +174,19 @@ func (e *env) startConnector(ctx context.Context, o options, log *slog.Logger) e
 	if err != nil {
 		return errors.Join(err, webhookL.Close())
 	}
-	id := randomID()
-	for k, v := range map[string]string{
-		"PAYSESSION_API_BASE_URL":                  e.sandbox.url,
-		"PAYSESSION_API_PROJECT":                   "bench",
-		"PAYSESSION_API_PRIVATE_KEY_FILE":          filepath.Join(e.dir, paysim.DevPartnerPrivate),
-		"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES":  filepath.Join(e.dir, paysim.DevServicePublic),
-		"PAYSESSION_KAFKA_BROKERS":                 strings.Join(e.brokers, ","),
-		"PAYSESSION_KAFKA_GROUP_ID":                "bench-" + id,
-		"PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX": "bench-" + id,
-		"PAYSESSION_WEBHOOK_PATH":                  hookPath,
-		"PAYSESSION_PIPELINE_MAX_IN_FLIGHT":        strconv.Itoa(o.maxInFlight),
-		"PAYSESSION_LOG_LEVEL":                     o.logLevel,
-		"PAYSESSION_LOG_FORMAT":                    "text",
-		"PAYSESSION_SHUTDOWN_GRACE":                "10s",
-	} {
-		vars[k] = v
-	}
-	if e.cfg, err = config.Load(ctx, envconfig.MapLookuper(vars)); err != nil {
-		return errors.Join(err, webhookL.Close(), opsL.Close())
-	}
-	e.hookURL = "http://" + webhookL.Addr().String() + hookPath
+	id := "bench-" + randomID()
+	maps.Copy(vars, harness.SandboxVars(e.sandbox.url, "bench", e.dir, e.brokers, id))
+	maps.Copy(vars, map[string]string{
+		"PAYSESSION_WEBHOOK_PATH":           inproc.HookPath,
+		"PAYSESSION_PIPELINE_MAX_IN_FLIGHT": strconv.Itoa(o.maxInFlight),
+		"PAYSESSION_LOG_LEVEL":              o.logLevel,
+		"PAYSESSION_LOG_FORMAT":             "text",
+		"PAYSESSION_SHUTDOWN_GRACE":         "10s",
+	})
+	e.hookURL = "http://" + webhookL.Addr().String() + inproc.HookPath
 	pprof.Do(ctx, pprof.Labels("part", "connector"), func(ctx context.Context) {
-		e.conn, err = connector.New(ctx, connector.Options{Config: e.cfg, Logger: connector.NewLogger(os.Stderr, e.cfg.Log),
-			InstanceID: "bench-" + id, WebhookListener: webhookL, OpsListener: opsL})
-		if err != nil {
-			return
-		}
-		runCtx, cancel := context.WithCancel(ctx)
-		done := make(chan error, 1)
-		go func() { done <- e.conn.Run(runCtx) }()
-		e.stopConn = func() error { cancel(); return <-done }
+		e.conn, e.cfg, e.stopConn, err = inproc.Launch(ctx, vars, inproc.LaunchConfig{InstanceID: id,
+			WebhookListener: webhookL, OpsListener: opsL, Log: os.Stderr})
 	})
 	if err != nil {
 		return errors.Join(err, webhookL.Close(), opsL.Close())

@@ -2,26 +2,19 @@ package examples
 
 import (
 	"bufio"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sethvargo/go-envconfig"
-	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/integration/harness"
-	"github.com/paysession/paysession/internal/config"
+	"github.com/paysession/paysession/integration/harness/inproc"
 )
 
 // TestAsyncAPIDocumentIsValid validates schemas/asyncapi.yaml with the
@@ -86,56 +79,15 @@ func TestAsyncAPIValidatorRejectsABrokenDocument(t *testing.T) {
 	}
 }
 
-// connectorUnderTest is a connector on the test broker with its own topics
-// and sandbox; vars are its PAYSESSION_* variables.
-type connectorUnderTest struct {
-	vars map[string]string
-}
-
-func (c *connectorUnderTest) topic(name string) string { return c.vars["PAYSESSION_TOPIC_"+name] }
-
-// startConnector runs a connector (the same code as `connector run`) on
-// fresh topics with a sandbox that sends it webhooks, until t ends.
-func startConnector(t *testing.T, project string, extra map[string]string) *connectorUnderTest {
+// startConnector runs a connector (inproc.Rig: the same code as
+// `connector run`) on fresh topics with a sandbox that sends it webhooks,
+// until t ends, and waits until it is ready.
+func startConnector(t *testing.T, project string, extra map[string]string) *inproc.Rig {
 	t.Helper()
-	webhook := harness.Listen(t)
-	_, vars := harness.Sandbox(t, project, "http://"+webhook.Addr().String()+"/webhooks/paysession")
-	maps.Copy(vars, map[string]string{
-		"PAYSESSION_PIPELINE_BATCH_DEADLINE":      "2s",
-		"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT": "20s",
-		"PAYSESSION_KAFKA_SESSION_TIMEOUT":        "6s",
-		"PAYSESSION_SHUTDOWN_GRACE":               "6s",
-		"PAYSESSION_LOG_LEVEL":                    "warn",
-	})
-	maps.Copy(vars, extra)
-	cfg, err := config.Load(context.Background(), envconfig.MapLookuper(vars))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := connector.New(context.Background(), connector.Options{Config: cfg, Logger: connector.NewLogger(harness.FailureLog(t, "EXAMPLES_TEST_LOG"), cfg.Log),
-		InstanceID: project, WebhookListener: webhook, OpsListener: harness.Listen(t),
-		KafkaOpts: []kgo.Opt{kgo.FetchMaxWait(100 * time.Millisecond)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	harness.Background(t, "connector "+project, c.Run)
-	var last string
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("connector %s: last /readyz: %s", project, last)
-		}
-	})
-	harness.Eventually(t, 60*time.Second, "connector "+project+" /readyz 200", func() bool {
-		resp, err := http.Get("http://" + c.OpsAddr() + "/readyz")
-		if err != nil {
-			return false
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		last = string(body)
-		return resp.StatusCode == http.StatusOK
-	})
-	return &connectorUnderTest{vars: vars}
+	rig := inproc.NewRig(t, inproc.Project(project))
+	maps.Copy(rig.Vars, extra)
+	rig.Start(t, inproc.LogTo(harness.FailureLog(t, "EXAMPLES_TEST_LOG"))).AwaitReady(t)
+	return rig
 }
 
 // TestExamples runs every downstream example against two connectors of this
@@ -164,7 +116,7 @@ func TestExamples(t *testing.T) {
 {"idempotency_key":%q,"amount":12000,"currency":"rub","instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":"4111111111111111","expiration_month":"12","expiration_year":"29"}}}}
 `, cliKeys[0], cliKeys[1])
 	out := runCLI(t, bin, soe, lines, "produce", "init_payout")
-	if strings.Count(out, soe.topic("INIT_PAYOUT")) != 2 {
+	if strings.Count(out, soe.Topic("INIT_PAYOUT")) != 2 {
 		t.Fatalf("connector produce printed:\n%s", out)
 	}
 	regKey := "cli-" + run + "-reg"
@@ -173,53 +125,53 @@ func TestExamples(t *testing.T) {
 	// The Python producer writes a single-object command itself.
 	pyKey := "py-" + run + "-1"
 	runStep(t, command{name: py, args: []string{filepath.Join(root(t), "integration", "examples", "python", "ledger.py"),
-		"produce", "--brokers", soe.vars["PAYSESSION_KAFKA_BROKERS"], "--schemas", schemasDir,
-		"--topic", soe.topic("INIT_PAYOUT"), "--key", pyKey, "--amount", "13000"}})
+		"produce", "--brokers", soe.Vars["PAYSESSION_KAFKA_BROKERS"], "--schemas", schemasDir,
+		"--topic", soe.Topic("INIT_PAYOUT"), "--key", pyKey, "--amount", "13000"}})
 
 	// connector tail: the committed results of the three commands, decoded.
-	tailed := runCLI(t, bin, soe, "", "tail", "-n", "3", "-timeout", "90s", soe.topic("COMMAND_RESULTS"))
+	tailed := runCLI(t, bin, soe, "", "tail", "-n", "3", "-timeout", "90s", soe.Topic("COMMAND_RESULTS"))
 	checkTail(t, tailed, append(cliKeys, pyKey))
 
 	soeExpect := map[string]int64{cliKeys[0]: 11000, cliKeys[1]: 12000, pyKey: 13000}
 	t.Run("go-ledger-module", func(t *testing.T) {
 		runStep(t, command{name: need(t, "go"), args: []string{"test", "-count=1", "-v", "-run", "TestLedger", "."},
 			dir: filepath.Join(root(t), "integration", "examples", "ledger-go"), env: map[string]string{
-				"LEDGER_BROKERS": reg.vars["PAYSESSION_KAFKA_BROKERS"], "LEDGER_REGISTRY": registry, "LEDGER_RUN": run,
-				"LEDGER_TOPIC_INIT_PAYOUT": reg.topic("INIT_PAYOUT"), "LEDGER_TOPIC_COMMAND_RESULTS": reg.topic("COMMAND_RESULTS"),
-				"LEDGER_TOPIC_SESSIONS": reg.topic("SESSIONS"), "LEDGER_TOPIC_WEBHOOK_EVENTS": reg.topic("WEBHOOK_EVENTS")},
+				"LEDGER_BROKERS": reg.Vars["PAYSESSION_KAFKA_BROKERS"], "LEDGER_REGISTRY": registry, "LEDGER_RUN": run,
+				"LEDGER_TOPIC_INIT_PAYOUT": reg.Topic("INIT_PAYOUT"), "LEDGER_TOPIC_COMMAND_RESULTS": reg.Topic("COMMAND_RESULTS"),
+				"LEDGER_TOPIC_SESSIONS": reg.Topic("SESSIONS"), "LEDGER_TOPIC_WEBHOOK_EVENTS": reg.Topic("WEBHOOK_EVENTS")},
 			limit: 5 * time.Minute})
 	})
 	t.Run("python", func(t *testing.T) {
 		script := filepath.Join(root(t), "integration", "examples", "python", "ledger.py")
-		args := []string{script, "consume", "--brokers", soe.vars["PAYSESSION_KAFKA_BROKERS"], "--schemas", schemasDir,
-			"--results", soe.topic("COMMAND_RESULTS"), "--sessions", soe.topic("SESSIONS")}
+		args := []string{script, "consume", "--brokers", soe.Vars["PAYSESSION_KAFKA_BROKERS"], "--schemas", schemasDir,
+			"--results", soe.Topic("COMMAND_RESULTS"), "--sessions", soe.Topic("SESSIONS")}
 		for k, a := range soeExpect {
 			args = append(args, "--expect", fmt.Sprintf("%s=%d", k, a))
 		}
 		checkLines(t, "python single-object", runStep(t, command{name: py, args: args}), soeExpect)
 		regExpect := map[string]int64{regKey: 11000}
-		out := runStep(t, command{name: py, args: []string{script, "consume", "--brokers", reg.vars["PAYSESSION_KAFKA_BROKERS"],
-			"--schemas", schemasDir, "--results", reg.topic("COMMAND_RESULTS"), "--sessions", reg.topic("SESSIONS"),
+		out := runStep(t, command{name: py, args: []string{script, "consume", "--brokers", reg.Vars["PAYSESSION_KAFKA_BROKERS"],
+			"--schemas", schemasDir, "--results", reg.Topic("COMMAND_RESULTS"), "--sessions", reg.Topic("SESSIONS"),
 			"--registry", registry, "--expect", regKey + "=11000"}})
 		checkLines(t, "python registry", out, regExpect)
 	})
 	t.Run("java", func(t *testing.T) {
 		out := runStep(t, command{name: need(t, "java"), args: []string{"-cp", filepath.Join(libs, "*"),
 			filepath.Join(root(t), "integration", "examples", "java", "LedgerConsumer.java")}, env: map[string]string{
-			"BROKERS": soe.vars["PAYSESSION_KAFKA_BROKERS"], "SCHEMAS_DIR": schemasDir, "EXPECT_LAST4": "1111",
-			"SOE_TOPIC_COMMAND_RESULTS": soe.topic("COMMAND_RESULTS"), "SOE_TOPIC_SESSIONS": soe.topic("SESSIONS"),
+			"BROKERS": soe.Vars["PAYSESSION_KAFKA_BROKERS"], "SCHEMAS_DIR": schemasDir, "EXPECT_LAST4": "1111",
+			"SOE_TOPIC_COMMAND_RESULTS": soe.Topic("COMMAND_RESULTS"), "SOE_TOPIC_SESSIONS": soe.Topic("SESSIONS"),
 			"SOE_EXPECT":                     strings.Join(append(cliKeys, pyKey), ","),
 			"APICURIO_URL":                   strings.TrimSuffix(registry, "/apis/ccompat/v7"),
-			"REGISTRY_TOPIC_COMMAND_RESULTS": reg.topic("COMMAND_RESULTS"), "REGISTRY_TOPIC_SESSIONS": reg.topic("SESSIONS"),
+			"REGISTRY_TOPIC_COMMAND_RESULTS": reg.Topic("COMMAND_RESULTS"), "REGISTRY_TOPIC_SESSIONS": reg.Topic("SESSIONS"),
 			"REGISTRY_EXPECT": regKey}})
 		checkLines(t, "java", out, map[string]int64{cliKeys[0]: 11000, cliKeys[1]: 12000, pyKey: 13000, regKey: 11000})
 	})
 }
 
 // runCLI runs the connector binary with the variables of c.
-func runCLI(t *testing.T, bin string, c *connectorUnderTest, stdin string, args ...string) string {
+func runCLI(t *testing.T, bin string, c *inproc.Rig, stdin string, args ...string) string {
 	t.Helper()
-	return runStep(t, command{name: bin, args: args, env: c.vars, stdin: stdin})
+	return runStep(t, command{name: bin, args: args, env: c.Vars, stdin: stdin})
 }
 
 // runStep is run with the step's output logged, for the record of make test.

@@ -13,6 +13,9 @@
 //     sets it), otherwise one local broker shared by the whole test binary ([Shutdown] or [Main]
 //     stops it).
 //   - [Topic] creates a uniquely named topic that is deleted when the test ends.
+//   - [Sandbox] starts an in-process sandbox and gives the variables that point a connector at
+//     it, on fresh topics; the subpackage inproc starts the connector itself in the test's
+//     process, with test timings, for every suite that does so.
 //   - [StartBroker] / [StartTestBroker] start a private broker that a fault test may [Broker.Kill]
 //     and [Broker.Restart] on the same data directory and ports.
 //

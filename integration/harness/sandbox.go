@@ -23,7 +23,11 @@ import (
 // t.TempDir(). It is closed and the topics are deleted when t ends. Callers add
 // their own variables (timings, log level, webhook path) to the map, which is
 // theirs to change.
-func Sandbox(t testing.TB, project, webhookURL string) (*paysim.Server, map[string]string) {
+//
+// Each extra project is served too, with dev keys of its own in a directory of
+// its own (PAYSESSION_API_EXTRA_PROJECTS), its webhooks sent to webhookURL
+// followed by "/" and its name.
+func Sandbox(t testing.TB, project, webhookURL string, extra ...string) (*paysim.Server, map[string]string) {
 	t.Helper()
 	brokers := Kafka(t)
 	dir := t.TempDir()
@@ -31,8 +35,22 @@ func Sandbox(t testing.TB, project, webhookURL string) (*paysim.Server, map[stri
 	if err != nil {
 		t.Fatalf("sandbox dev keys: %v", err)
 	}
-	sim, err := paysim.New(paysim.Config{ServiceKey: service, Seed: 1,
-		Projects: []paysim.Project{paysim.DevProject(project, &partner.PublicKey, webhookURL)}})
+	projects := []paysim.Project{paysim.DevProject(project, &partner.PublicKey, webhookURL)}
+	var extraVar []string
+	for _, name := range extra {
+		d := t.TempDir()
+		key, _, err := paysim.DevKeys(d)
+		if err != nil {
+			t.Fatalf("sandbox dev keys of %s: %v", name, err)
+		}
+		hook := ""
+		if webhookURL != "" {
+			hook = webhookURL + "/" + name
+		}
+		projects = append(projects, paysim.DevProject(name, &key.PublicKey, hook))
+		extraVar = append(extraVar, name+"="+filepath.Join(d, paysim.DevPartnerPrivate))
+	}
+	sim, err := paysim.New(paysim.Config{ServiceKey: service, Seed: 1, Projects: projects})
 	if err != nil {
 		t.Fatalf("sandbox: %v", err)
 	}
@@ -43,15 +61,9 @@ func Sandbox(t testing.TB, project, webhookURL string) (*paysim.Server, map[stri
 
 	var suffix [6]byte
 	_, _ = rand.Read(suffix[:])
-	id := project + "-" + hex.EncodeToString(suffix[:])
-	vars := map[string]string{
-		"PAYSESSION_API_BASE_URL":                  sim.URL(),
-		"PAYSESSION_API_PROJECT":                   project,
-		"PAYSESSION_API_PRIVATE_KEY_FILE":          filepath.Join(dir, paysim.DevPartnerPrivate),
-		"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES":  filepath.Join(dir, paysim.DevServicePublic),
-		"PAYSESSION_KAFKA_BROKERS":                 strings.Join(brokers, ","),
-		"PAYSESSION_KAFKA_GROUP_ID":                id,
-		"PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX": id,
+	vars := SandboxVars(sim.URL(), project, dir, brokers, project+"-"+hex.EncodeToString(suffix[:]))
+	if len(extraVar) > 0 {
+		vars["PAYSESSION_API_EXTRA_PROJECTS"] = strings.Join(extraVar, ",")
 	}
 	for name, topic := range ConnectorTopics(t, NewClient(t), 1, nil) {
 		vars[name] = topic
@@ -69,4 +81,19 @@ func Listen(t testing.TB) net.Listener {
 	}
 	t.Cleanup(func() { _ = l.Close() })
 	return l
+}
+
+// SandboxVars are the variables that point a connector at the sandbox at url serving project
+// with the dev keys in keyDir (paysim.DevKeys), on brokers, with the group and transactional
+// id prefix id.
+func SandboxVars(url, project, keyDir string, brokers []string, id string) map[string]string {
+	return map[string]string{
+		"PAYSESSION_API_BASE_URL":                  url,
+		"PAYSESSION_API_PROJECT":                   project,
+		"PAYSESSION_API_PRIVATE_KEY_FILE":          filepath.Join(keyDir, paysim.DevPartnerPrivate),
+		"PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES":  filepath.Join(keyDir, paysim.DevServicePublic),
+		"PAYSESSION_KAFKA_BROKERS":                 strings.Join(brokers, ","),
+		"PAYSESSION_KAFKA_GROUP_ID":                id,
+		"PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX": id,
+	}
 }

@@ -63,7 +63,7 @@ func TestDashboardAndAlertsOnRealPrometheus(t *testing.T) {
 	// next commands use up their two attempts and end indeterminate; their
 	// 24 failures in a row (20 pause) make the pipeline pause fetching by
 	// back-pressure until a probe gets an answer.
-	if err := r.sim.SetFaults(paysim.Faults{ErrorRate: 1}); err != nil {
+	if err := r.Sandbox.SetFaults(paysim.Faults{ErrorRate: 1}); err != nil {
 		t.Fatal(err)
 	}
 	before := r.metric(t, `paysession_pipeline_commands_total{kind="init_payout",status="indeterminate"}`)
@@ -80,7 +80,7 @@ func TestDashboardAndAlertsOnRealPrometheus(t *testing.T) {
 		return r.metric(t, `paysession_pipeline_commands_total{kind="init_payout",status="indeterminate"}`) >= before+pausedAfter &&
 			r.metric(t, "paysession_pipeline_paused") == 1
 	})
-	if err := r.sim.SetFaults(paysim.Faults{}); err != nil {
+	if err := r.Sandbox.SetFaults(paysim.Faults{}); err != nil {
 		t.Fatal(err)
 	}
 	harness.Eventually(t, 60*time.Second, "fetching resumed once the API answers", func() bool {

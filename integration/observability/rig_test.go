@@ -7,19 +7,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sethvargo/go-envconfig"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/integration/harness"
-	"github.com/paysession/paysession/internal/config"
-	"github.com/paysession/paysession/internal/paysim"
+	"github.com/paysession/paysession/integration/harness/inproc"
 )
 
 // Labels Prometheus puts on the connector's series, as a ServiceMonitor
@@ -27,16 +25,14 @@ import (
 const (
 	testNamespace = "obs"
 	testJob       = "paysession"
-	hookPath      = "/webhooks/paysession"
 )
 
 // rig is an in-process connector on the shared broker in front of the
 // sandbox, with a Prometheus scraping it every second and evaluating the
 // chart's rule file.
 type rig struct {
-	sim      *paysim.Server
-	vars     map[string]string
-	conn     *connector.Connector
+	*inproc.Rig
+	conn     *inproc.Connector
 	producer *kgo.Client
 	prom     *Server
 }
@@ -55,39 +51,19 @@ func startRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	webhookL, opsL := harness.Listen(t), harness.Listen(t)
-	sim, vars := harness.Sandbox(t, "obs", "http://"+webhookL.Addr().String()+hookPath)
-	for k, v := range map[string]string{
-		"PAYSESSION_WEBHOOK_PATH":                 hookPath,
-		"PAYSESSION_KAFKA_SESSION_TIMEOUT":        "6s",
-		"PAYSESSION_PIPELINE_BATCH_DEADLINE":      "3s",
-		"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT": "30s",
-		"PAYSESSION_API_RETRY_MAX_ATTEMPTS":       "2",
-		"PAYSESSION_API_RETRY_BACKOFF_BASE":       "10ms",
-		"PAYSESSION_API_RETRY_BACKOFF_MAX":        "50ms",
-		"PAYSESSION_RECONCILER_INTERVAL":          "1s",
-		"PAYSESSION_RECONCILER_QUIET_AFTER":       "1s",
-		"PAYSESSION_CONFIRM_POLICY":               "auto",
-		"PAYSESSION_CONFIRM_KINDS":                "payout",
-		"PAYSESSION_CONFIRM_MAX_AMOUNT":           "5000000",
-		"PAYSESSION_SHUTDOWN_GRACE":               "6s",
-		"PAYSESSION_LOG_LEVEL":                    "warn",
-		"PAYSESSION_METRICS_PPROF":                "true",
-	} {
-		vars[k] = v
-	}
+	base := inproc.NewRig(t, inproc.Project("obs"))
+	maps.Copy(base.Vars, map[string]string{
+		"PAYSESSION_API_RETRY_MAX_ATTEMPTS": "2",
+		"PAYSESSION_API_RETRY_BACKOFF_BASE": "10ms",
+		"PAYSESSION_API_RETRY_BACKOFF_MAX":  "50ms",
+		"PAYSESSION_RECONCILER_QUIET_AFTER": "1s",
+		"PAYSESSION_CONFIRM_POLICY":         "auto",
+		"PAYSESSION_CONFIRM_KINDS":          "payout",
+		"PAYSESSION_CONFIRM_MAX_AMOUNT":     "5000000",
+		"PAYSESSION_METRICS_PPROF":          "true",
+	})
+	c := base.Start(t, inproc.LogTo(harness.FailureLog(t, "OBSERVABILITY_TEST_LOG")))
 	ctx := context.Background()
-	cfg, err := config.Load(ctx, envconfig.MapLookuper(vars))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: logger(t), InstanceID: vars["PAYSESSION_KAFKA_GROUP_ID"],
-		WebhookListener: webhookL, OpsListener: opsL,
-		KafkaOpts: []kgo.Opt{kgo.MetadataMinAge(250 * time.Millisecond), kgo.FetchMaxWait(100 * time.Millisecond)}})
-	if err != nil {
-		t.Fatalf("connector.New: %v", err)
-	}
-	harness.Background(t, "connector Run", c.Run)
 
 	rules, err := ChartFile("prometheus-rules.yaml")
 	if err != nil {
@@ -108,7 +84,7 @@ func startRig(t *testing.T) *rig {
 		return err == nil && up
 	})
 	t.Logf("prometheus %s at %s, log %s", bins.Version, prom.URL(), dir)
-	return &rig{sim: sim, vars: vars, conn: c, producer: harness.NewClient(t, kgo.ProducerLinger(0)), prom: prom}
+	return &rig{Rig: base, conn: c, producer: harness.NewClient(t, kgo.ProducerLinger(0)), prom: prom}
 }
 
 // send produces one JSON command of the kind of topic variable PAYSESSION_TOPIC_<topic>.
@@ -116,7 +92,7 @@ func (r *rig) send(t *testing.T, topic, key, value string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	rec := &kgo.Record{Topic: r.vars[config.Prefix+"TOPIC_"+topic], Key: []byte(key), Value: []byte(value)}
+	rec := &kgo.Record{Topic: r.Topic(topic), Key: []byte(key), Value: []byte(value)}
 	if err := r.producer.ProduceSync(ctx, rec).FirstErr(); err != nil {
 		t.Fatalf("produce %s: %v", key, err)
 	}
@@ -133,7 +109,7 @@ func payout(amount int) string {
 func (r *rig) steadyLoad(ctx context.Context) error {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
-	topic := r.vars[config.Prefix+"TOPIC_INIT_PAYOUT"]
+	topic := r.Topic("INIT_PAYOUT")
 	for i := range 600 {
 		select {
 		case <-ctx.Done():
@@ -174,7 +150,7 @@ func (r *rig) metric(t *testing.T, name string) float64 {
 // the status.
 func (r *rig) postWebhook(t *testing.T) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, "http://"+r.conn.WebhookAddr()+hookPath, strings.NewReader("{}"))
+	req, err := http.NewRequest(http.MethodPost, "http://"+r.conn.WebhookAddr()+inproc.HookPath, strings.NewReader("{}"))
 	if err != nil {
 		t.Fatal(err)
 	}

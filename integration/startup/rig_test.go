@@ -1,7 +1,6 @@
 package startup_test
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -12,72 +11,54 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sethvargo/go-envconfig"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/integration/harness"
-	"github.com/paysession/paysession/internal/config"
-	"github.com/paysession/paysession/internal/paysim"
+	"github.com/paysession/paysession/integration/harness/inproc"
 )
 
-// setup is a connector's configuration on the test broker, with every topic
-// created as the connector wants it (harness.ConnectorTopics) and a sandbox.
+// setup is a connector's configuration on the test broker (inproc.Rig),
+// with every topic created as the connector wants it, a sandbox that sends
+// no webhook, no reconciler, and the connector's API calls counted.
 type setup struct {
-	vars    map[string]string
-	client  *kgo.Client
-	sandbox *paysim.Server
-	calls   *callCounter
+	*inproc.Rig
+	client *kgo.Client
+	calls  *callCounter
 }
 
-// newSetup starts a sandbox with the connector's variables
-// (harness.Sandbox) and adds the timings of these tests.
+// newSetup prepares a rig; the test may change its variables (Vars) before
+// it builds a connector.
 func newSetup(t *testing.T) *setup {
 	t.Helper()
-	sim, vars := harness.Sandbox(t, "startup", "")
-	maps.Copy(vars, map[string]string{
+	rig := inproc.NewRig(t, inproc.Project("startup"), inproc.NoWebhooks())
+	maps.Copy(rig.Vars, map[string]string{
 		"PAYSESSION_API_ALLOW_INSECURE_HTTP":      "true",
-		"PAYSESSION_PIPELINE_BATCH_DEADLINE":      "2s",
 		"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT": "20s",
 		"PAYSESSION_RECONCILER_INTERVAL":          "0",
-		"PAYSESSION_SHUTDOWN_GRACE":               "6s",
 	})
-	cl := harness.NewClient(t, kgo.ProducerLinger(0))
-	return &setup{vars: vars, client: cl, sandbox: sim, calls: &callCounter{byKey: map[string]int{}}}
+	return &setup{Rig: rig, client: harness.NewClient(t, kgo.ProducerLinger(0)), calls: &callCounter{byKey: map[string]int{}}}
 }
 
-// config loads the setup's configuration.
-func (s *setup) config(t *testing.T) *config.Config {
-	t.Helper()
-	cfg, err := config.Load(context.Background(), envconfig.MapLookuper(s.vars))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+// options are the connector options of the setup: its API calls counted
+// per idempotency key, its log on the test's failure log.
+func (s *setup) options(t *testing.T) []inproc.ConnectorOption {
+	return []inproc.ConnectorOption{inproc.InstanceID("startup"), inproc.LogTo(harness.FailureLog(t, "STARTUP_TEST_LOG")),
+		inproc.HTTPClient(&http.Client{Transport: s.calls.wrap(http.DefaultTransport), Timeout: 10 * time.Second})}
 }
 
-// newConnector builds a connector of the setup whose API calls are counted
-// per idempotency key.
+// newConnector builds a connector of the setup without running it.
 func (s *setup) newConnector(t *testing.T) (*connector.Connector, error) {
 	t.Helper()
-	cfg := s.config(t)
-	return connector.New(context.Background(), connector.Options{Config: cfg, Logger: connector.NewLogger(harness.FailureLog(t, "STARTUP_TEST_LOG"), cfg.Log),
-		InstanceID: "startup", WebhookListener: harness.Listen(t), OpsListener: harness.Listen(t),
-		HTTPClient: &http.Client{Transport: s.calls.wrap(http.DefaultTransport), Timeout: 10 * time.Second},
-		KafkaOpts: []kgo.Opt{kgo.MetadataMinAge(250 * time.Millisecond), kgo.MetadataMaxAge(2 * time.Second),
-			kgo.FetchMaxWait(100 * time.Millisecond)}})
+	return s.New(t, s.options(t)...)
 }
 
-// startReady builds and runs a connector of the setup until the test ends,
-// and waits until its /readyz answers 200.
-func (s *setup) startReady(t *testing.T) *connector.Connector {
+// startReady runs a connector of the setup until the test ends, and waits
+// until its /readyz answers 200.
+func (s *setup) startReady(t *testing.T) *inproc.Connector {
 	t.Helper()
-	c, err := s.newConnector(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	harness.Background(t, "connector Run", c.Run)
-	harness.Eventually(t, 60*time.Second, "/readyz 200", func() bool { code, _ := readyz(t, c); return code == 200 })
+	c := s.Start(t, s.options(t)...)
+	c.AwaitReady(t)
 	return c
 }
 
@@ -115,8 +96,11 @@ type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
+// opsServer is a connector, built or started: what serves /readyz and /metrics.
+type opsServer interface{ OpsAddr() string }
+
 // readyz returns /readyz's status code and its failed checks.
-func readyz(t *testing.T, c *connector.Connector) (int, map[string]string) {
+func readyz(t *testing.T, c opsServer) (int, map[string]string) {
 	t.Helper()
 	resp, err := http.Get("http://" + c.OpsAddr() + "/readyz")
 	if err != nil {
@@ -131,7 +115,7 @@ func readyz(t *testing.T, c *connector.Connector) (int, map[string]string) {
 }
 
 // metric returns the text of /metrics.
-func metrics(t *testing.T, c *connector.Connector) string {
+func metrics(t *testing.T, c opsServer) string {
 	t.Helper()
 	resp, err := http.Get("http://" + c.OpsAddr() + "/metrics")
 	if err != nil {

@@ -21,15 +21,15 @@ func TestStartRefusesMissingAndUncompactedTopics(t *testing.T) {
 	s := newSetup(t)
 	missingResults := "test.missing-results." + randomID()
 	missingCommand := "test.missing-capture." + randomID()
-	s.vars["PAYSESSION_TOPIC_COMMAND_RESULTS"] = missingResults
-	s.vars["PAYSESSION_TOPIC_CAPTURE"] = missingCommand
-	s.vars["PAYSESSION_TOPIC_SESSIONS"] = harness.Topic(t, s.client, 1) // cleanup.policy=delete
+	s.Vars["PAYSESSION_TOPIC_COMMAND_RESULTS"] = missingResults
+	s.Vars["PAYSESSION_TOPIC_CAPTURE"] = missingCommand
+	s.Vars["PAYSESSION_TOPIC_SESSIONS"] = harness.Topic(t, s.client, 1) // cleanup.policy=delete
 	c, err := s.newConnector(t)
 	if err == nil {
 		c.Close()
 		t.Fatal("connector.New = nil error; want a refusal naming the missing and uncompacted topics")
 	}
-	for _, want := range []string{missingResults, missingCommand, s.vars["PAYSESSION_TOPIC_SESSIONS"], "compact"} {
+	for _, want := range []string{missingResults, missingCommand, s.Vars["PAYSESSION_TOPIC_SESSIONS"], "compact"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %s", err, want)
 		}
@@ -55,7 +55,7 @@ func TestReadyWhileAPIUnreachable(t *testing.T) {
 	l := harness.Listen(t)
 	addr := l.Addr().String()
 	l.Close() // nothing listens there
-	s.vars["PAYSESSION_API_BASE_URL"] = "http://" + addr
+	s.Vars["PAYSESSION_API_BASE_URL"] = "http://" + addr
 	c, err := s.newConnector(t)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestOutcomeTopicDeletedAndRecreated(t *testing.T) {
 	c := s.startReady(t)
 
 	adm := kadm.NewClient(s.client)
-	results := s.vars["PAYSESSION_TOPIC_COMMAND_RESULTS"]
+	results := s.Vars["PAYSESSION_TOPIC_COMMAND_RESULTS"]
 	ctx := context.Background()
 	if _, err := adm.DeleteTopic(ctx, results); err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestOutcomeTopicDeletedAndRecreated(t *testing.T) {
 	const n = 10
 	var recs []*kgo.Record
 	for i := range n {
-		recs = append(recs, &kgo.Record{Topic: s.vars["PAYSESSION_TOPIC_INIT_PAYOUT"], Key: []byte(fmt.Sprintf("deleted-%s-%02d", randomID(), i)),
+		recs = append(recs, &kgo.Record{Topic: s.Vars["PAYSESSION_TOPIC_INIT_PAYOUT"], Key: []byte(fmt.Sprintf("deleted-%s-%02d", randomID(), i)),
 			Value: []byte(payout)})
 	}
 	if err := s.client.ProduceSync(ctx, recs...).FirstErr(); err != nil {
@@ -140,7 +140,7 @@ func TestCommandTopicDeletedFailsReadiness(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t)
 	c := s.startReady(t)
-	capture := s.vars["PAYSESSION_TOPIC_CAPTURE"]
+	capture := s.Vars["PAYSESSION_TOPIC_CAPTURE"]
 	if _, err := kadm.NewClient(s.client).DeleteTopic(context.Background(), capture); err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 func TestStatusListsOwnedPartitions(t *testing.T) {
 	s := newSetup(t)
 	c := s.startReady(t)
-	cfg := s.config(t)
+	cfg := s.Config(t)
 	var want []string
 	for _, topic := range cfg.Topics.Commands() {
 		want = append(want, topic+"/0")
@@ -45,7 +45,7 @@ func TestStatusListsOwnedPartitions(t *testing.T) {
 }
 
 // status returns the decoded /status document of c.
-func status(t *testing.T, c *connector.Connector) connector.Status {
+func status(t *testing.T, c opsServer) connector.Status {
 	t.Helper()
 	resp, err := http.Get("http://" + c.OpsAddr() + "/status")
 	if err != nil {

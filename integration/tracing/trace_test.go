@@ -2,37 +2,26 @@ package tracing
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/sethvargo/go-envconfig"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/integration/harness"
+	"github.com/paysession/paysession/integration/harness/inproc"
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/config"
-	"github.com/paysession/paysession/internal/paysim"
 )
 
 const (
-	hookPath = "/webhooks/paysession"
-	project  = "trace"
+	project = "trace"
 	// upstreamTrace is the trace of the command as its producer sent it.
 	upstreamTrace  = "4bf92f3577b34da6a3ce929d0e0e4736"
 	upstreamParent = "00f067aa0ba902b7"
 )
-
-// logger is the logger of a test's parts: its log is printed if the test
-// fails (TRACING_TEST_LOG=1: as it runs).
-func logger(t *testing.T) *slog.Logger { return harness.Logger(t, "TRACING_TEST_LOG") }
 
 // TestPayoutIsOneTraceAcrossReplicas: replica A runs an init_payout
 // command (it owns the command partition: it joined first); the sandbox
@@ -55,13 +44,14 @@ func TestPayoutIsOneTraceAcrossReplicas(t *testing.T) {
 	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "100")
 	t.Setenv("OTEL_SERVICE_NAME", "paysession-tracing-test")
 
-	hookA, hookB := harness.Listen(t), harness.Listen(t)
-	sim, vars := sandbox(t, "http://"+hookB.Addr().String()+hookPath)
-	a := startReplica(t, vars, "a", hookA)
-	harness.Eventually(t, 60*time.Second, "replica A ready", func() bool { return ready(a.OpsAddr()) })
-	b := startReplica(t, vars, "b", hookB)
-	harness.Eventually(t, 60*time.Second, "replica B ready", func() bool { return ready(b.OpsAddr()) })
-	_ = sim
+	// The sandbox sends webhooks to the rig's listener, which B serves.
+	rig := inproc.NewRig(t, inproc.Project(project))
+	vars := rig.Vars
+	log := inproc.LogTo(harness.FailureLog(t, "TRACING_TEST_LOG"))
+	a := rig.Start(t, inproc.InstanceID(vars["PAYSESSION_KAFKA_GROUP_ID"]+"-a"), inproc.WebhookListener(harness.Listen(t)), log)
+	a.AwaitReady(t)
+	b := rig.Start(t, inproc.InstanceID(vars["PAYSESSION_KAFKA_GROUP_ID"]+"-b"), log)
+	b.AwaitReady(t)
 	cl := harness.NewClient(t, kgo.ProducerLinger(0))
 	// The command is sent once both replicas are in the pipeline's group
 	// (A keeps the command partition: it joined first), so no rebalance
@@ -282,16 +272,6 @@ func names(spans []Span) []string {
 	return out
 }
 
-func ready(addr string) bool {
-	resp, err := http.Get("http://" + addr + "/readyz")
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode == http.StatusOK
-}
-
 func webhookRequests(t *testing.T, reg *prometheus.Registry) float64 {
 	t.Helper()
 	mfs, err := reg.Gather()
@@ -307,40 +287,4 @@ func webhookRequests(t *testing.T, reg *prometheus.Registry) float64 {
 		}
 	}
 	return n
-}
-
-// sandbox starts the sandbox, sending webhooks to hookURL, and returns the
-// connector's variables (fresh topics, one group for both replicas).
-func sandbox(t *testing.T, hookURL string) (*paysim.Server, map[string]string) {
-	sim, vars := harness.Sandbox(t, project, hookURL)
-	for k, v := range map[string]string{
-		"PAYSESSION_WEBHOOK_PATH":                 hookPath,
-		"PAYSESSION_KAFKA_SESSION_TIMEOUT":        "6s",
-		"PAYSESSION_PIPELINE_BATCH_DEADLINE":      "3s",
-		"PAYSESSION_PIPELINE_TRANSACTION_TIMEOUT": "30s",
-		"PAYSESSION_RECONCILER_INTERVAL":          "1s",
-		"PAYSESSION_SHUTDOWN_GRACE":               "6s",
-		"PAYSESSION_LOG_LEVEL":                    "warn",
-	} {
-		vars[k] = v
-	}
-	return sim, vars
-}
-
-// startReplica starts one in-process connector of the shared variables.
-func startReplica(t *testing.T, vars map[string]string, name string, hook net.Listener) *connector.Connector {
-	t.Helper()
-	ctx := context.Background()
-	cfg, err := config.Load(ctx, envconfig.MapLookuper(vars))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := connector.New(ctx, connector.Options{Config: cfg, Logger: logger(t).With("replica", name),
-		InstanceID: vars["PAYSESSION_KAFKA_GROUP_ID"] + "-" + name, WebhookListener: hook, OpsListener: harness.Listen(t),
-		KafkaOpts: []kgo.Opt{kgo.MetadataMinAge(250 * time.Millisecond), kgo.FetchMaxWait(100 * time.Millisecond)}})
-	if err != nil {
-		t.Fatalf("connector.New %s: %v", name, err)
-	}
-	harness.Background(t, "connector "+name, c.Run)
-	return c
 }

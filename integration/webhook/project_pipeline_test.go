@@ -16,7 +16,7 @@ func TestSecondProjectPolledWithoutAnyWebhook(t *testing.T) {
 	r := startConnector(t, func(vars map[string]string) {
 		vars["PAYSESSION_RECONCILER_QUIET_AFTER"] = "2s"
 	})
-	if err := r.sim.SetFaults(paysim.Faults{WebhookRefuse: 1}); err != nil {
+	if err := r.Sandbox.SetFaults(paysim.Faults{WebhookRefuse: 1}); err != nil {
 		t.Fatal(err)
 	}
 	pay := "proj-nohook-" + randomKey()
@@ -29,7 +29,7 @@ func TestSecondProjectPolledWithoutAnyWebhook(t *testing.T) {
 	r.state(t, id, "ready to capture, learned by a poll naming the second project", func(s *codec.SessionState) bool {
 		return s.Source == codec.SourcePoll && s.Session.NextAction != nil && *s.Session.NextAction == "capture" && named(s)
 	})
-	ex, _ := r.sim.Executions(id)
+	ex, _ := r.Sandbox.Executions(id)
 	for _, e := range ex {
 		if e.Project != secondProject || e.Result != "ok" {
 			t.Errorf("call %s of the session under project %q: %s", e.Method, e.Project, e.Result)

@@ -30,7 +30,7 @@ func TestSecondProjectReconciledUnderItsProject(t *testing.T) {
 		return s.Source == codec.SourceWebhook && deref(s.WebhookType) == "ready_to_capture" && named(s)
 	})
 
-	if err := r.sim.SetFaults(paysim.Faults{WebhookRefuse: 1}); err != nil {
+	if err := r.Sandbox.SetFaults(paysim.Faults{WebhookRefuse: 1}); err != nil {
 		t.Fatal(err)
 	}
 	capture := "proj-capture-" + randomKey()
@@ -48,7 +48,7 @@ func TestSecondProjectReconciledUnderItsProject(t *testing.T) {
 		t.Errorf("final operation %s with refunds %+v, want succeeded with its release refund accepted", op.Status, op.Refunds)
 	}
 
-	ex, _ := r.sim.Executions(id)
+	ex, _ := r.Sandbox.Executions(id)
 	polls := 0
 	for _, e := range ex {
 		if e.Project != secondProject || e.Result != "ok" {
@@ -61,7 +61,7 @@ func TestSecondProjectReconciledUnderItsProject(t *testing.T) {
 	if polls == 0 {
 		t.Error("the session was never polled")
 	}
-	for _, d := range r.sim.Webhooks() {
+	for _, d := range r.Sandbox.Webhooks() {
 		if d.SessionID != id {
 			continue
 		}

@@ -26,7 +26,7 @@ func TestTwoProjectsOneConnector(t *testing.T) {
 	r.send(t, codec.KindInitPayout, second, payoutByCard+`,"project":"`+secondProject+`"}`)
 	firstID, secondID := r.accepted(t, first), r.accepted(t, second)
 	for id, want := range map[string]string{firstID: mainProject, secondID: secondProject} {
-		ex, _ := r.sim.Executions(id)
+		ex, _ := r.Sandbox.Executions(id)
 		if len(ex) == 0 || ex[0].Project != want || ex[0].Result != "ok" {
 			t.Errorf("session %s: executions %+v, want the first under %s", id, ex, want)
 		}
@@ -56,7 +56,7 @@ func TestTwoProjectsOneConnector(t *testing.T) {
 
 // executionsByKey returns the sandbox's executions of an idempotency key.
 func (r *connRig) executionsByKey(key string) []paysim.Execution {
-	all, _ := r.sim.Executions("")
+	all, _ := r.Sandbox.Executions("")
 	var out []paysim.Execution
 	for _, e := range all {
 		if e.IdempotencyKey == key {

@@ -18,7 +18,7 @@ func TestSubmerchantPayment(t *testing.T) {
 	r.send(t, codec.KindInitPayment, good, paymentCommand(paysim.CardSuccess, 2000,
 		`,"submerchant":"legal-entity-15","metadata":{"merchant":"","submerchant":"https://shop15.example"}`))
 	id := r.accepted(t, good)
-	all, _ := r.sim.Executions(id)
+	all, _ := r.Sandbox.Executions(id)
 	ex := writes(all)
 	if len(ex) != 1 || ex[0].Submerchant != "legal-entity-15" || ex[0].Method != "session/init/payment" {
 		t.Fatalf("executions %+v, want one init/payment for legal-entity-15", ex)

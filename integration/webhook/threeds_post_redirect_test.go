@@ -29,7 +29,7 @@ func TestThreeDSecurePostRedirectReachesOutcomes(t *testing.T) {
 	})
 	for what, op := range map[string]codec.Operation{"sessions": opOf(t, &st.Session), "webhook-events": opOf(t, &ev.Session)} {
 		red := op.Redirect
-		if red.BaseURL == nil || *red.BaseURL != r.sim.URL()+"/sandbox/3ds" {
+		if red.BaseURL == nil || *red.BaseURL != r.Sandbox.URL()+"/sandbox/3ds" {
 			t.Errorf("%s: base_url %v", what, deref(red.BaseURL))
 		}
 		if red.Params["MD"] != op.ID || red.Params["PaReq"] == "" || red.Params["TermUrl"] == "" {
@@ -39,7 +39,7 @@ func TestThreeDSecurePostRedirectReachesOutcomes(t *testing.T) {
 			t.Errorf("%s: operation status %s, want pending", what, op.Status)
 		}
 	}
-	if err := r.sim.Complete3DS(opOf(t, &st.Session).Redirect.Params["MD"], true); err != nil {
+	if err := r.Sandbox.Complete3DS(opOf(t, &st.Session).Redirect.Params["MD"], true); err != nil {
 		t.Fatal(err)
 	}
 	r.state(t, id, "succeeded after the form was posted", func(s *codec.SessionState) bool {

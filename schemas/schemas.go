@@ -15,6 +15,7 @@ package schemas
 
 import (
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -24,25 +25,8 @@ import (
 )
 
 // Name is the name of a schema: the .avsc file name without its extension.
-// Command schemas are named after their command kind.
+// Command schemas are named after their command kind (package codec).
 type Name string
-
-// Command schemas, one per command kind.
-const (
-	InitPayout       Name = "init_payout"
-	InitPayment      Name = "init_payment"
-	CreateSession    Name = "create_session"
-	StartPayout      Name = "start_payout"
-	StartPayment     Name = "start_payment"
-	Capture          Name = "capture"
-	Refund           Name = "refund"
-	Confirm          Name = "confirm"
-	Cancel           Name = "cancel"
-	DisableRecurring Name = "disable_recurring"
-	FPSVerification  Name = "fps_verification"
-	StatusRefresh    Name = "status_refresh"
-	BankPayPush      Name = "bankpay_push"
-)
 
 // Outcome schemas.
 const (
@@ -54,11 +38,10 @@ const (
 	FPSBanks      Name = "fps_banks"
 )
 
-// Commands lists the command schemas in a stable order.
-var Commands = []Name{
-	InitPayout, InitPayment, CreateSession, StartPayout, StartPayment, Capture, Refund,
-	Confirm, Cancel, DisableRecurring, FPSVerification, StatusRefresh, BankPayPush,
-}
+// Commands lists the command schemas, one per command kind: the symbols of
+// the CommandKind enum of command_result.avsc, in their order. A new kind
+// is a symbol there and a file <kind>.avsc beside it.
+var Commands = commandKinds()
 
 // Outcomes lists the outcome schemas in a stable order.
 var Outcomes = []Name{CommandResult, SessionState, WebhookEvent, DeadLetter, WalletBalance, FPSBanks}
@@ -121,6 +104,27 @@ func History(n Name) ([]Version, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
 	return out, nil
+}
+
+// commandKinds reads the symbols of the CommandKind enum, the type of the
+// field kind of command_result.avsc.
+func commandKinds() []Name {
+	var record struct {
+		Fields []struct {
+			Name string
+			Type json.RawMessage
+		}
+	}
+	if err := json.Unmarshal([]byte(MustGet(CommandResult)), &record); err != nil {
+		panic(fmt.Sprintf("schemas: %s.avsc: %v", CommandResult, err))
+	}
+	for _, f := range record.Fields {
+		var enum struct{ Symbols []Name }
+		if f.Name == "kind" && json.Unmarshal(f.Type, &enum) == nil && len(enum.Symbols) > 0 {
+			return enum.Symbols
+		}
+	}
+	panic(fmt.Sprintf("schemas: %s.avsc has no field kind of an enum type", CommandResult))
 }
 
 func parseVersionFile(name string) (int, bool) {

@@ -15,7 +15,13 @@ func TestKitTopicsAreTheConfigured(t *testing.T) {
 	var cfg config.Topics
 	cv := reflect.ValueOf(&cfg).Elem()
 	for i := 0; i < cv.NumField(); i++ {
-		cv.Field(i).SetString("custom." + cv.Type().Field(i).Name)
+		if cv.Field(i).Kind() == reflect.String {
+			cv.Field(i).SetString("custom." + cv.Type().Field(i).Name)
+		}
+	}
+	cfg.Command = config.CommandTopics{}
+	for _, k := range codec.Kinds() {
+		cfg.Command[string(k)] = "custom." + string(k)
 	}
 	got := kitTopics(cfg)
 	kv := reflect.ValueOf(got)

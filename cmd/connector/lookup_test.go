@@ -87,7 +87,7 @@ func TestLookupOnTheBroker(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cl := harness.NewClient(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	topic := cfg.Topics.InitPayout
+	topic := cfg.Topics.Command["init_payout"]
 	produce := func(key, value string) *kgo.Record {
 		t.Helper()
 		r := &kgo.Record{Topic: topic, Key: []byte(key), Value: []byte(value)}

@@ -53,7 +53,7 @@ func TestProduceLookupOnly(t *testing.T) {
 		t.Fatalf("lookup-only produce registered subject %s", subject)
 	}
 
-	text, err := schemas.Get(schemas.Capture)
+	text, err := schemas.Get(schemas.Name("capture"))
 	if err != nil {
 		t.Fatal(err)
 	}

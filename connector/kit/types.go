@@ -1,5 +1,7 @@
 package kit
 
+//go:generate go test -run TestKindsFileIsGenerated -update .
+
 import (
 	"github.com/paysession/paysession/internal/codec"
 	"github.com/paysession/paysession/internal/sensitive"
@@ -21,21 +23,10 @@ type (
 	// Command is any command value; the concrete types are the pointers
 	// *InitPayout, *Capture, ... of this package.
 	Command = codec.Command
-	// CommandKind names a command kind (init_payout, capture, ...).
-	CommandKind      = codec.CommandKind
-	InitPayout       = codec.InitPayout
-	InitPayment      = codec.InitPayment
-	CreateSession    = codec.CreateSession
-	StartPayout      = codec.StartPayout
-	StartPayment     = codec.StartPayment
-	Capture          = codec.Capture
-	Refund           = codec.Refund
-	Confirm          = codec.Confirm
-	Cancel           = codec.Cancel
-	DisableRecurring = codec.DisableRecurring
-	FPSVerification  = codec.FPSVerification
-	StatusRefresh    = codec.StatusRefresh
-	BankPayPush      = codec.BankPayPush
+	// CommandKind names a command kind (init_payout, capture, ...); the
+	// kinds, their constants and command types are in kinds.go, generated
+	// from the codec's.
+	CommandKind = codec.CommandKind
 )
 
 // Parts of commands.
@@ -84,23 +75,6 @@ type (
 	WalletBalance     = codec.WalletBalance
 	FPSBanks          = codec.FPSBanks
 	FPSBank           = codec.FPSBank
-)
-
-// Command kinds, one command topic each.
-const (
-	KindInitPayout       = codec.KindInitPayout
-	KindInitPayment      = codec.KindInitPayment
-	KindCreateSession    = codec.KindCreateSession
-	KindStartPayout      = codec.KindStartPayout
-	KindStartPayment     = codec.KindStartPayment
-	KindCapture          = codec.KindCapture
-	KindRefund           = codec.KindRefund
-	KindConfirm          = codec.KindConfirm
-	KindCancel           = codec.KindCancel
-	KindDisableRecurring = codec.KindDisableRecurring
-	KindFPSVerification  = codec.KindFPSVerification
-	KindStatusRefresh    = codec.KindStatusRefresh
-	KindBankPayPush      = codec.KindBankPayPush
 )
 
 // Command statuses of a CommandResult.

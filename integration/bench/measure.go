@@ -30,7 +30,7 @@ func measure(ctx context.Context, o options, log *slog.Logger) (*Report, error) 
 		return nil, err
 	}
 	log.Info("warming up: the connector joins its group and opens its connections")
-	if _, _, err := e.runBatch(ctx, newBatch(e.cfg.Topics.InitPayout, "warmup", 20*o.partitions, o.partitions)); err != nil {
+	if _, _, err := e.runBatch(ctx, newBatch(e.cfg.Topics.Command["init_payout"], "warmup", 20*o.partitions, o.partitions)); err != nil {
 		return nil, fmt.Errorf("warm-up: %w", err)
 	}
 	type step struct {

@@ -103,7 +103,7 @@ func (e *env) measurePaced(ctx context.Context, o options, engine string) (Paced
 	// burst took 4-6 ms per request (the JIT compiled about 3,000 methods,
 	// transaction ones among them, in the first 2 s of pacing). The naive
 	// loop uses no transaction.
-	if _, err := e.pacedRun(runCtx, newBatch(e.cfg.Topics.InitPayout, "paced-warmup", o.pacedWarmUp, o.partitions), e.results, o.pacedRate); err != nil {
+	if _, err := e.pacedRun(runCtx, newBatch(e.cfg.Topics.Command["init_payout"], "paced-warmup", o.pacedWarmUp, o.partitions), e.results, o.pacedRate); err != nil {
 		return ph, stop(fmt.Errorf("connector warm-up: %w", err))
 	}
 	if _, err := e.pacedRun(runCtx, newBatch(naive.commands, "naive-warmup", o.pacedWarmUp, o.partitions), naive.results, o.pacedRate); err != nil {
@@ -118,7 +118,7 @@ func (e *env) measurePaced(ctx context.Context, o options, engine string) (Paced
 	var connW, loopW []window
 	err = func() error {
 		for i, n := range splitEven(o.pacedCommands, o.pacedRounds) {
-			seg, err := e.pacedRun(runCtx, newBatch(e.cfg.Topics.InitPayout, fmt.Sprintf("paced-%d", i), n, o.partitions), e.results, o.pacedRate)
+			seg, err := e.pacedRun(runCtx, newBatch(e.cfg.Topics.Command["init_payout"], fmt.Sprintf("paced-%d", i), n, o.partitions), e.results, o.pacedRate)
 			if err != nil {
 				return fmt.Errorf("connector: %w", err)
 			}

@@ -45,7 +45,7 @@ func measureSigning(ctx context.Context, goroutines int, d time.Duration) (Signi
 // measureThroughput produces o.commands commands to o.partitions partitions
 // at once and times them until every result is readable.
 func (e *env) measureThroughput(ctx context.Context, o options, sign Signing) (Throughput, error) {
-	b := newBatch(e.cfg.Topics.InitPayout, "throughput", o.commands, o.partitions)
+	b := newBatch(e.cfg.Topics.Command["init_payout"], "throughput", o.commands, o.partitions)
 	prof, err := startProfile(o.profileDir, "throughput")
 	if err != nil {
 		return Throughput{}, err
@@ -84,7 +84,7 @@ func (e *env) measureThroughput(ctx context.Context, o options, sign Signing) (T
 // the time from produce to readable result of each command.
 func (e *env) measureLatency(ctx context.Context, o options, rate float64) (Latency, error) {
 	n := max(1, int(rate*o.latencyFor.Seconds()))
-	b := newBatch(e.cfg.Topics.InitPayout, "latency", n, o.partitions)
+	b := newBatch(e.cfg.Topics.Command["init_payout"], "latency", n, o.partitions)
 	prof, err := startProfile(o.profileDir, "latency")
 	if err != nil {
 		return Latency{}, err
@@ -147,7 +147,7 @@ func (e *env) measureSlowAPI(ctx context.Context, o options) (SlowAPI, error) {
 	runtime.GC()
 	debug.FreeOSMemory()
 	rssErr := resetPeakRSS()
-	b := newBatch(e.cfg.Topics.InitPayout, "slow", o.slowCommands, 1)
+	b := newBatch(e.cfg.Topics.Command["init_payout"], "slow", o.slowCommands, 1)
 	prof, err := startProfile(o.profileDir, "slow-api")
 	if err != nil {
 		return SlowAPI{}, err

@@ -59,7 +59,7 @@ func TestRegistryRejectsIncompatibleChange(t *testing.T) {
 		edit   func(root map[string]any)
 		field  string
 	}{
-		{"type of session_id", schemas.Capture, func(r map[string]any) { fieldOf(r, "session_id")["type"] = "long" }, "session_id"},
+		{"type of session_id", codec.KindCapture.SchemaName(), func(r map[string]any) { fieldOf(r, "session_id")["type"] = "long" }, "session_id"},
 		{"new field without default", schemas.CommandResult, func(r map[string]any) {
 			r["fields"] = append(r["fields"].([]any), map[string]any{"name": "region", "type": "string"})
 		}, "region"},
@@ -130,7 +130,7 @@ func TestCodecThroughApicurio(t *testing.T) {
 	// A newer producer adds an optional field; FULL_TRANSITIVE accepts it and we still decode.
 	subject := codec.Subject(prefix + codec.KindCapture.DefaultTopic())
 	setFullTransitive(t, cl, subject)
-	newer := edited(t, schemas.Capture, func(r map[string]any) {
+	newer := edited(t, codec.KindCapture.SchemaName(), func(r map[string]any) {
 		r["fields"] = append(r["fields"].([]any), map[string]any{"name": "reason", "type": "string", "default": ""})
 	})
 	ss, err := cl.CreateSchema(ctx, subject, sr.Schema{Schema: newer})

@@ -28,7 +28,7 @@ const craftedBound = 60 * time.Second
 func evolvedPayout(t *testing.T, fieldType any, doc string) string {
 	t.Helper()
 	var root map[string]any
-	if err := json.Unmarshal([]byte(schemas.MustGet(schemas.InitPayout)), &root); err != nil {
+	if err := json.Unmarshal([]byte(schemas.MustGet(codec.KindInitPayout.SchemaName())), &root); err != nil {
 		t.Fatal(err)
 	}
 	if fieldType != nil {

@@ -113,8 +113,8 @@ func TestIncompatibleChangeNamesField(t *testing.T) {
 		backward  bool // check new-reads-old (else old-reads-new)
 		wantField string
 	}{
-		{"type change", schemas.Capture, func(r map[string]any) { field(r, "session_id")["type"] = "long" }, true, "session_id"},
-		{"nested required field added without default", schemas.InitPayout, func(r map[string]any) {
+		{"type change", KindCapture.SchemaName(), func(r map[string]any) { field(r, "session_id")["type"] = "long" }, true, "session_id"},
+		{"nested required field added without default", KindInitPayout.SchemaName(), func(r map[string]any) {
 			card := nullableRecord(field(field(r, "instrument")["type"].(map[string]any), "card"))
 			bank := nullableRecord(field(card, "bank_card"))
 			bank["fields"] = append(fields(bank), map[string]any{"name": "network", "type": "string"})

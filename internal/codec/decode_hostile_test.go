@@ -112,7 +112,7 @@ func TestHostileLengthsAreRefused(t *testing.T) {
 	}
 	for _, h := range hostileFields {
 		t.Run(h.name, func(t *testing.T) {
-			id, _, err := reg.RegisterSchema(Subject(topic), sr.Schema{Schema: withField(t, schemas.InitPayout, h.field)})
+			id, _, err := reg.RegisterSchema(Subject(topic), sr.Schema{Schema: withField(t, KindInitPayout.SchemaName(), h.field)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +169,7 @@ func TestHostileLengthsInReaderFields(t *testing.T) {
 // decoded, never hangs or panics.
 func FuzzDecodeEvolvedWriter(f *testing.F) {
 	var root map[string]any
-	if err := json.Unmarshal([]byte(schemas.MustGet(schemas.InitPayout)), &root); err != nil {
+	if err := json.Unmarshal([]byte(schemas.MustGet(KindInitPayout.SchemaName())), &root); err != nil {
 		f.Fatal(err)
 	}
 	for i, h := range hostileFields {
@@ -190,7 +190,7 @@ func FuzzDecodeEvolvedWriter(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	reader, derr := resolvedReader(nil, schemas.InitPayout, writer, FormatConfluent)
+	reader, derr := resolvedReader(nil, KindInitPayout.SchemaName(), writer, FormatConfluent)
 	if derr != nil {
 		f.Fatal(derr)
 	}

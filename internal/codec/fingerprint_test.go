@@ -75,7 +75,7 @@ func TestCanonicalFormDropsLogicalTypes(t *testing.T) {
 
 func TestSingleObjectAcceptsHambaFingerprint(t *testing.T) {
 	b, _ := EncodeSingleObject(&Confirm{SessionID: "ps_1"})
-	fp := hambaFingerprint(MustSchema(schemas.Confirm))
+	fp := hambaFingerprint(MustSchema(KindConfirm.SchemaName()))
 	copy(b[2:10], fp[:])
 	dec, _ := NewDecoder(DecoderConfig{})
 	if _, err := dec.Decode(t.Context(), KindConfirm.DefaultTopic(), KindConfirm, b); err != nil {

@@ -2,37 +2,46 @@ package codec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/paysession/paysession/schemas"
 )
 
-// CommandKind names a command; it is also the Avro enum CommandKind and the
-// name of the command's schema.
+// CommandKind names a command; it is also a symbol of the Avro enum
+// CommandKind and the name of the command's schema.
 type CommandKind string
 
-// The command kinds, one command topic each.
-const (
-	KindInitPayout       CommandKind = "init_payout"
-	KindInitPayment      CommandKind = "init_payment"
-	KindCreateSession    CommandKind = "create_session"
-	KindStartPayout      CommandKind = "start_payout"
-	KindStartPayment     CommandKind = "start_payment"
-	KindCapture          CommandKind = "capture"
-	KindRefund           CommandKind = "refund"
-	KindConfirm          CommandKind = "confirm"
-	KindCancel           CommandKind = "cancel"
-	KindDisableRecurring CommandKind = "disable_recurring"
-	KindFPSVerification  CommandKind = "fps_verification"
-	KindStatusRefresh    CommandKind = "status_refresh"
-	KindBankPayPush      CommandKind = "bankpay_push"
-)
+// A command kind is one unit: the file kind_<kind>.go holds its constant,
+// its struct, its session reference, route, schema name and validation,
+// and registers the kind here; the schemas package holds its .avsc and
+// names it in the CommandKind enum of command_result.avsc. Everything else
+// that lists the kinds (the configuration's topic variables, the kit's
+// names, the chart's topics, the AsyncAPI document) is generated from
+// Kinds or checked against it by a test.
 
-// Kinds returns every command kind in a stable order.
+// registry holds a constructor of every registered kind.
+var registry = map[CommandKind]func() Command{}
+
+// register adds the kind of the commands newCmd makes. It panics when the
+// kind is registered twice or is not a symbol of the CommandKind enum: a
+// program with an incomplete contract must not start.
+func register(newCmd func() Command) {
+	k := newCmd().Kind()
+	if _, dup := registry[k]; dup {
+		panic(fmt.Sprintf("codec: command kind %s registered twice", k))
+	}
+	if !slices.Contains(schemas.Commands, k.SchemaName()) {
+		panic(fmt.Sprintf("codec: command kind %s is not in the CommandKind enum of %s.avsc", k, schemas.CommandResult))
+	}
+	registry[k] = newCmd
+}
+
+// Kinds returns every command kind, in the order of the CommandKind enum.
 func Kinds() []CommandKind {
-	out := make([]CommandKind, len(schemas.Commands))
-	for i, n := range schemas.Commands {
-		out[i] = CommandKind(n)
+	out := make([]CommandKind, 0, len(schemas.Commands))
+	for _, n := range schemas.Commands {
+		out = append(out, CommandKind(n))
 	}
 	return out
 }
@@ -58,33 +67,8 @@ func (k CommandKind) DefaultTopic() string {
 
 // New returns a new zero command of the kind, or nil for an unknown kind.
 func (k CommandKind) New() Command {
-	switch k {
-	case KindInitPayout:
-		return &InitPayout{}
-	case KindInitPayment:
-		return &InitPayment{}
-	case KindCreateSession:
-		return &CreateSession{}
-	case KindStartPayout:
-		return &StartPayout{}
-	case KindStartPayment:
-		return &StartPayment{}
-	case KindCapture:
-		return &Capture{}
-	case KindRefund:
-		return &Refund{}
-	case KindConfirm:
-		return &Confirm{}
-	case KindCancel:
-		return &Cancel{}
-	case KindDisableRecurring:
-		return &DisableRecurring{}
-	case KindFPSVerification:
-		return &FPSVerification{}
-	case KindStatusRefresh:
-		return &StatusRefresh{}
-	case KindBankPayPush:
-		return &BankPayPush{}
+	if newCmd, ok := registry[k]; ok {
+		return newCmd()
 	}
 	return nil
 }

@@ -224,18 +224,3 @@ func (*WebhookEvent) SchemaName() schemas.Name  { return schemas.WebhookEvent }
 func (*DeadLetter) SchemaName() schemas.Name    { return schemas.DeadLetter }
 func (*WalletBalance) SchemaName() schemas.Name { return schemas.WalletBalance }
 func (*FPSBanks) SchemaName() schemas.Name      { return schemas.FPSBanks }
-
-// SchemaName implementations of the command types.
-func (c *InitPayout) SchemaName() schemas.Name       { return c.Kind().SchemaName() }
-func (c *InitPayment) SchemaName() schemas.Name      { return c.Kind().SchemaName() }
-func (c *CreateSession) SchemaName() schemas.Name    { return c.Kind().SchemaName() }
-func (c *StartPayout) SchemaName() schemas.Name      { return c.Kind().SchemaName() }
-func (c *StartPayment) SchemaName() schemas.Name     { return c.Kind().SchemaName() }
-func (c *Capture) SchemaName() schemas.Name          { return c.Kind().SchemaName() }
-func (c *Refund) SchemaName() schemas.Name           { return c.Kind().SchemaName() }
-func (c *Confirm) SchemaName() schemas.Name          { return c.Kind().SchemaName() }
-func (c *Cancel) SchemaName() schemas.Name           { return c.Kind().SchemaName() }
-func (c *DisableRecurring) SchemaName() schemas.Name { return c.Kind().SchemaName() }
-func (c *FPSVerification) SchemaName() schemas.Name  { return c.Kind().SchemaName() }
-func (c *StatusRefresh) SchemaName() schemas.Name    { return c.Kind().SchemaName() }
-func (c *BankPayPush) SchemaName() schemas.Name      { return c.Kind().SchemaName() }

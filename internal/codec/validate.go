@@ -458,3 +458,20 @@ func looksLikeEmail(s string) bool {
 	}
 	return at > 0 && at < len(s)-1
 }
+
+// paymentInstrument checks the instrument of a card payment: type card.
+func (p *problems) paymentInstrument(path string, in *Instrument) {
+	if in.Type != "" && in.Type != InstrumentCard {
+		p.add(join(path, "type"), RuleUnsupported, "a payment instrument must be a card")
+		return
+	}
+	p.instrumentOf(path, in, false)
+}
+
+func (p *problems) requiredPtr(field string, v *string) {
+	if v == nil {
+		p.add(field, RuleRequired, "must not be blank")
+		return
+	}
+	p.required(field, *v)
+}

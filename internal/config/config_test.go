@@ -85,8 +85,8 @@ func TestLoadDefaults(t *testing.T) {
 		{"metrics addr", c.Metrics.ListenAddr, "127.0.0.1:9090"},
 		{"grace", c.ShutdownGrace, 30 * time.Second},
 		{"confirm", c.Confirm.Policy, "manual"},
-		{"init payout topic", c.Topics.InitPayout, "payments.commands.init-payout"},
-		{"bankpay topic", c.Topics.BankPayPush, "payments.commands.bankpay-push"},
+		{"init payout topic", c.Topics.Command["init_payout"], "payments.commands.init-payout"},
+		{"bankpay topic", c.Topics.Command["bankpay_push"], "payments.commands.bankpay-push"},
 		{"results topic", c.Topics.CommandResults, "payments.command-results"},
 		{"retry topic", c.Topics.Retry, "payments.commands.retry"},
 		{"wallet publisher off", c.Publish.WalletBalanceInterval, time.Duration(0)},
@@ -133,7 +133,7 @@ func TestLoadOverrides(t *testing.T) {
 		t.Errorf("InstanceID() = %q; want connector-2", got)
 	}
 	if c.API.Version != 2 || c.API.SignaturePadding != "pss" || c.Pipeline.BatchDeadline != 2*time.Second ||
-		c.Topics.Capture != "orders.capture" || c.Confirm.MaxAmount != 500000 || c.Log.Level != "info" {
+		c.Topics.Command["capture"] != "orders.capture" || c.Confirm.MaxAmount != 500000 || c.Log.Level != "info" {
 		t.Errorf("overrides not applied: %+v", c)
 	}
 }

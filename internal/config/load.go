@@ -72,6 +72,10 @@ func walk(v reflect.Value, prefix string, fn func(name string, sf reflect.Struct
 		if !ok || !sf.IsExported() {
 			continue
 		}
+		if sf.Type == commandTopicsType {
+			walkCommandTopics(v.Field(i), prefix, fn)
+			continue
+		}
 		key, opts, _ := strings.Cut(tag, ",")
 		if sf.Type.Kind() == reflect.Struct && sf.Type != secretType {
 			p := strings.TrimPrefix(strings.TrimSpace(opts), "prefix=")

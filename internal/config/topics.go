@@ -1,21 +1,22 @@
 package config
 
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"strings"
+
+	"github.com/paysession/paysession/schemas"
+)
+
 // Topics names every Kafka topic of the connector: one per command kind, the
 // retry topic and the outcome topics. Defaults follow the team contract.
 type Topics struct {
-	InitPayout       string `env:"INIT_PAYOUT, default=payments.commands.init-payout" desc:"init_payout commands"`
-	InitPayment      string `env:"INIT_PAYMENT, default=payments.commands.init-payment" desc:"init_payment commands"`
-	CreateSession    string `env:"CREATE_SESSION, default=payments.commands.create-session" desc:"create_session commands"`
-	StartPayout      string `env:"START_PAYOUT, default=payments.commands.start-payout" desc:"start_payout commands"`
-	StartPayment     string `env:"START_PAYMENT, default=payments.commands.start-payment" desc:"start_payment commands"`
-	Capture          string `env:"CAPTURE, default=payments.commands.capture" desc:"capture commands"`
-	Refund           string `env:"REFUND, default=payments.commands.refund" desc:"refund commands"`
-	Confirm          string `env:"CONFIRM, default=payments.commands.confirm" desc:"confirm commands"`
-	Cancel           string `env:"CANCEL, default=payments.commands.cancel" desc:"cancel commands"`
-	DisableRecurring string `env:"DISABLE_RECURRING, default=payments.commands.disable-recurring" desc:"disable_recurring commands"`
-	FPSVerification  string `env:"FPS_VERIFICATION, default=payments.commands.fps-verification" desc:"fps_verification commands"`
-	StatusRefresh    string `env:"STATUS_REFRESH, default=payments.commands.status-refresh" desc:"status_refresh commands"`
-	BankPayPush      string `env:"BANKPAY_PUSH, default=payments.commands.bankpay-push" desc:"bankpay_push commands"`
+	// Command is the topic of each command kind, keyed by the kind's name
+	// (init_payout, capture, ...; the codec.CommandKind spellings): one
+	// variable each, <KIND>, for every kind the schemas name
+	// (schemas.Commands), default payments.commands.<kind with - for _>.
+	Command CommandTopics `env:"<KIND>"`
 
 	Retry          string `env:"RETRY, default=payments.commands.retry" desc:"commands still retrying at a batch deadline"`
 	Attempts       string `env:"ATTEMPTS, default=payments.commands.attempts" desc:"attempt marks proving a command was never sent (compacted)"`
@@ -29,22 +30,42 @@ type Topics struct {
 	Control        string `env:"CONTROL, default=payments.control" desc:"operators' pause and resume per command kind (key command kind, compacted); written by connector pause and resume, read by every replica"`
 }
 
-// Commands returns the command topic of each command kind, keyed by the kind's
-// name (init_payout, capture, ...; the codec.CommandKind spellings).
-func (t Topics) Commands() map[string]string {
-	return map[string]string{
-		"init_payout":       t.InitPayout,
-		"init_payment":      t.InitPayment,
-		"create_session":    t.CreateSession,
-		"start_payout":      t.StartPayout,
-		"start_payment":     t.StartPayment,
-		"capture":           t.Capture,
-		"refund":            t.Refund,
-		"confirm":           t.Confirm,
-		"cancel":            t.Cancel,
-		"disable_recurring": t.DisableRecurring,
-		"fps_verification":  t.FPSVerification,
-		"status_refresh":    t.StatusRefresh,
-		"bankpay_push":      t.BankPayPush,
+// Commands returns a copy of Command: the command topic of each command
+// kind, keyed by the kind's name.
+func (t Topics) Commands() map[string]string { return maps.Clone(t.Command) }
+
+// CommandTopics maps each command kind to its topic. Load reads one
+// variable per kind: the fields commandTopicFields describes.
+type CommandTopics map[string]string
+
+var commandTopicsType = reflect.TypeFor[CommandTopics]()
+
+// commandTopicFields describes the variable of each command kind's topic as
+// the struct field Load, Variables and Settings would read if it were
+// written out: name <KIND>, the default topic, "<kind> commands".
+func commandTopicFields() []reflect.StructField {
+	out := make([]reflect.StructField, len(schemas.Commands))
+	for i, k := range schemas.Commands {
+		kind := string(k)
+		tag := fmt.Sprintf(`env:"%s, default=payments.commands.%s" desc:"%s commands"`,
+			strings.ToUpper(kind), strings.ReplaceAll(kind, "_", "-"), kind)
+		out[i] = reflect.StructField{Name: kind, Type: reflect.TypeFor[string](), Tag: reflect.StructTag(tag)}
+	}
+	return out
+}
+
+// walkCommandTopics calls fn for the variable of each command kind's topic
+// with a string value that it then keeps in m (made when nil).
+func walkCommandTopics(m reflect.Value, prefix string, fn func(name string, sf reflect.StructField, fv reflect.Value)) {
+	if m.IsNil() {
+		m.Set(reflect.MakeMap(commandTopicsType))
+	}
+	topics := m.Interface().(CommandTopics)
+	for _, sf := range commandTopicFields() {
+		v := reflect.New(sf.Type).Elem()
+		v.SetString(topics[sf.Name])
+		key, _, _ := strings.Cut(sf.Tag.Get("env"), ",")
+		fn(prefix+key, sf, v)
+		topics[sf.Name] = v.String()
 	}
 }

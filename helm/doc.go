@@ -3,4 +3,6 @@
 // rendered manifest decoded strictly into the Kubernetes API types, and the
 // chart's PAYSESSION_* variables checked against internal/config. The chart is
 // the last step of the data path's deployment, not of the data path itself.
+//
+//go:generate go test -run TestChartCommandTopicsAreTheKinds -update .
 package helm

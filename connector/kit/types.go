@@ -1,6 +1,6 @@
 package kit
 
-//go:generate go test -run TestKindsFileIsGenerated -update .
+//go:generate go test -run TestKindsFileIsGenerated|TestAsyncAPICommandsAreTheKinds -update .
 
 import (
 	"github.com/paysession/paysession/internal/codec"

@@ -10,4 +10,24 @@
 // mirror them field for field and are round-trip tested against them. The
 // codec knows nothing of HTTP or of the API client: the pipeline maps between
 // these types and the client's model.
+//
+// # Adding a command kind
+//
+// A kind is one unit (kind.go). To add one:
+//   - schemas/source/<kind>.avsc, and the symbol in the CommandKind enum of
+//     schemas/source/types/CommandKind.avsc; go generate ./schemas, twice
+//     (the first run writes the symbol into command_result.avsc, from which
+//     package schemas learns the kind, the second composes <kind>.avsc);
+//     schemas/history/<kind>/v1.avsc, a copy of it, once released;
+//   - kind_<kind>.go here: copy the nearest kind's file;
+//   - a row in connector/pipeline/mapping.go (for a new API method, also
+//     its request in connector/pipeline/request.go and api.go, the client's
+//     method in internal/payapi and the sandbox's in internal/paysim);
+//   - then regenerate what lists the kinds: go generate ./internal/codec
+//     ./internal/config ./connector/kit ./helm, and
+//     go test ./integration -run TestSchemasReadmeNamesTheKinds -update.
+//
+// integration's TestEveryKindInEveryList names any list that misses a kind.
+//
+//go:generate go test -run Fingerprints -update .
 package codec

@@ -13,4 +13,6 @@
 // private key, a password or a token that other users may open is refused,
 // as is Kafka without TLS to a broker that is not loopback, unless an
 // INSECURE variable accepts the risk; errors show URLs without userinfo.
+//
+//go:generate go test -run VariablesDoc|READMEConfigurationTable -update .
 package config

@@ -12,6 +12,7 @@ import (
 
 	"github.com/paysession/paysession/connector"
 	"github.com/paysession/paysession/internal/config"
+	"github.com/paysession/paysession/internal/signing"
 )
 
 // Exit codes.
@@ -138,7 +139,8 @@ func runConnector(ctx context.Context, args []string, env envconfig.Lookuper, en
 		return exitFailed
 	}
 	c.Registry.MustRegister(connector.NewBuildInfo(version, buildRevision()))
-	log.Info("starting", slog.String("version", version), slog.String("revision", buildRevision()))
+	log.Info("starting", slog.String("version", version), slog.String("revision", buildRevision()),
+		slog.String("signer", string(signing.DefaultEngine)))
 	if err := c.Run(ctx); err != nil {
 		log.Error("stopped with error", slog.Any("error", err))
 		return exitFailed

@@ -5,10 +5,13 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/paysession/paysession/internal/signing"
 )
 
 // version and revision are set at link time by the image build
-// (cmd/connector/Dockerfile): -X main.version=... -X main.revision=...
+// (cmd/connector/Dockerfile) and `make build`: -X main.version=...
+// -X main.revision=...
 // Without them, revision falls back to the VCS revision go build stamps
 // (absent under -buildvcs=false).
 var (
@@ -44,13 +47,14 @@ func buildRevision() string {
 	return rev
 }
 
-// printVersion is `connector --version`.
+// printVersion is `connector --version`: the version, the revision, the Go
+// version and the engine of the request signer the build compiled in
+// (signing.DefaultEngine: libcrypto with -tags libcrypto, else go).
 func printVersion(args []string, stdout, stderr io.Writer) int {
-	fs := newCmdLine("version", "", "Prints the version, the revision and the Go version of this binary.", 0, 0)
+	fs := newCmdLine("version", "", "Prints the version, the revision, the Go version and the signer engine (go or libcrypto) of this binary.", 0, 0)
 	if _, code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
 	}
-	w := stdout
-	fmt.Fprintf(w, "connector %s (revision %s, %s)\n", version, buildRevision(), runtime.Version())
+	fmt.Fprintf(stdout, "connector %s (revision %s, %s, signer %s)\n", version, buildRevision(), runtime.Version(), signing.DefaultEngine)
 	return exitOK
 }

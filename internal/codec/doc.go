@@ -18,7 +18,10 @@
 //     schemas/source/types/CommandKind.avsc; go generate ./schemas, twice
 //     (the first run writes the symbol into command_result.avsc, from which
 //     package schemas learns the kind, the second composes <kind>.avsc);
-//     schemas/history/<kind>/v1.avsc, a copy of it, once released;
+//     schemas/history/<kind>/v1.avsc, a copy of <kind>.avsc. The enum has
+//     no default, so consumers reading command_result with an older schema
+//     cannot read the new symbol: TestSchemasCompatibleWithHistory says so,
+//     and the release of command_result needs that decided;
 //   - kind_<kind>.go here: copy the nearest kind's file;
 //   - a row in connector/pipeline/mapping.go (for a new API method, also
 //     its request in connector/pipeline/request.go and api.go, the client's

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -198,23 +197,6 @@ func TestUnreachableBrokerNamesCause(t *testing.T) {
 	}
 }
 
-// TestExplainAddsLastBrokerError: a context's end gets the last broker
-// error; any other error is left as it is.
-func TestExplainAddsLastBrokerError(t *testing.T) {
-	b := &brokerErrors{}
-	if got := b.explain(context.DeadlineExceeded); got != context.DeadlineExceeded {
-		t.Errorf("no broker error yet: %v", got)
-	}
-	b.OnBrokerConnect(kfakeMeta(), 0, nil, fmt.Errorf("dial tcp: connection refused"))
-	if got := b.explain(fmt.Errorf("write x: %w", context.DeadlineExceeded)).Error(); got != "write x: context deadline exceeded (last broker error: dial broker 127.0.0.1:9092: dial tcp: connection refused)" {
-		t.Errorf("got %q", got)
-	}
-	other := fmt.Errorf("not enough replicas")
-	if got := b.explain(other); got != other {
-		t.Errorf("other error changed: %v", got)
-	}
-}
-
 // TestTopicsApplyTooFewBrokers: apply with a replication factor above the
 // cluster's brokers creates nothing and says so once, naming the flag.
 // Before, it printed Kafka's INVALID_REPLICATION_FACTOR once per topic.
@@ -257,11 +239,6 @@ func kfakeTopicsEnv(t *testing.T) map[string]string {
 	}
 	t.Cleanup(c.Close)
 	return map[string]string{"PAYSESSION_KAFKA_BROKERS": strings.Join(c.ListenAddrs(), ",")}
-}
-
-// kfakeMeta is a broker's metadata for the hook of brokerErrors.
-func kfakeMeta() kgo.BrokerMetadata {
-	return kgo.BrokerMetadata{Host: "127.0.0.1", Port: 9092}
 }
 
 // writeResult writes an accepted result of key to the results topic.

@@ -33,7 +33,7 @@ func runInspect(ctx context.Context, args []string, env envconfig.Lookuper, stdo
 	in, err := redrive.Inspect(ictx, redrive.InspectConfig{Kafka: dlq.opts, DeadLetter: dlq.topic,
 		Decode: dlq.decoder(ictx), Filter: filter(), Samples: *samples})
 	if err != nil {
-		fmt.Fprintf(stderr, "connector: inspect: %v\n", err)
+		fmt.Fprintf(stderr, "connector: inspect: %v\n", dlq.cause.Explain(err))
 		return exitFailed
 	}
 	if *asJSON {

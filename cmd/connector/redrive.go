@@ -47,7 +47,7 @@ func runRedrive(ctx context.Context, args []string, env envconfig.Lookuper, stdo
 		fmt.Fprintf(stdout, "redriven: %d\n", n)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "connector: redrive: %v\n", err)
+		fmt.Fprintf(stderr, "connector: redrive: %v\n", dlq.cause.Explain(err))
 		return exitFailed
 	}
 	return exitOK
@@ -77,6 +77,7 @@ func filterFlags(fs *flag.FlagSet, verb string) func() redrive.Filter {
 // configuration: the client options, the topic, a logger and the decoder.
 type deadLetters struct {
 	opts  []kgo.Opt
+	cause *kafka.BrokerErrors // what a run that ran out of time met
 	topic string
 	log   *slog.Logger
 	dec   *codec.Decoder
@@ -102,7 +103,9 @@ func openDeadLetters(ctx context.Context, env envconfig.Lookuper, stderr io.Writ
 		fmt.Fprintf(stderr, "connector: %v\n", err)
 		return nil, exitFailed
 	}
-	return &deadLetters{opts: opts, topic: cfg.Topics.DeadLetter, log: log, dec: dec}, exitOK
+	cause := &kafka.BrokerErrors{}
+	opts = append(opts, kgo.WithHooks(cause))
+	return &deadLetters{opts: opts, cause: cause, topic: cfg.Topics.DeadLetter, log: log, dec: dec}, exitOK
 }
 
 // decoder decodes dead-letter values.

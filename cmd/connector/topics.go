@@ -171,8 +171,10 @@ func runTopics(ctx context.Context, args []string, env envconfig.Lookuper, stdou
 	if verb != "plan" && verb != "apply" && verb != "verify" {
 		return fs.fail(stderr, fmt.Sprintf("unknown command %q: want plan, apply or verify", verb))
 	}
-	if err := validateSettings(flags.over(topics.DefaultSettings())); err != nil && verb == "plan" {
-		return fs.fail(stderr, err.Error())
+	if verb == "plan" {
+		if err := validateSettings(flags.over(topics.DefaultSettings())); err != nil {
+			return fs.fail(stderr, err.Error())
+		}
 	}
 	cfg, ok := loadConfig(ctx, topicsEnv(env, verb == "plan"), stderr)
 	if !ok {

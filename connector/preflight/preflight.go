@@ -93,7 +93,8 @@ func checkKafka(ctx context.Context, cfg *config.Config, c Config) []Problem {
 	if err != nil {
 		return fail("kafka", err)
 	}
-	cl, err := kgo.NewClient(append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())...)
+	cause := &kafka.BrokerErrors{} // what a check that ran out of time met
+	cl, err := kgo.NewClient(append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(), kgo.WithHooks(cause))...)
 	if err != nil {
 		return fail("kafka", err)
 	}
@@ -101,16 +102,16 @@ func checkKafka(ctx context.Context, cfg *config.Config, c Config) []Problem {
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	if err := cl.Ping(ctx); err != nil {
-		return fail("kafka", fmt.Errorf("no broker of %s answered within %s: %w", strings.Join(cfg.Kafka.Brokers, ","), c.Timeout, err))
+		return fail("kafka", fmt.Errorf("no broker of %s answered within %s: %w", strings.Join(cfg.Kafka.Brokers, ","), c.Timeout, cause.Explain(err)))
 	}
 	rep, err := topics.Verify(ctx, kadm.NewClient(cl), connector.TopicWants(cfg))
 	if err != nil {
-		return fail("topics", err)
+		return fail("topics", cause.Explain(err))
 	}
 	settings := c.Topics
 	if c.TopicSettings != nil {
 		if settings, err = c.TopicSettings(ctx, cl, cfg, rep); err != nil {
-			return fail("topics", err)
+			return fail("topics", cause.Explain(err))
 		}
 	}
 	plan, err := connector.TopicPlan(cfg, settings)

@@ -32,7 +32,7 @@ func newCmdLine(name, operands, about string, min, max int) *cmdLine {
 
 // usage writes the help: the usage line, the about text and the flags.
 func (c *cmdLine) usage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: connector %s [flags] %s\n", c.name, c.operands)
+	fmt.Fprintln(w, strings.TrimSpace(fmt.Sprintf("Usage: connector %s [flags] %s", c.name, c.operands)))
 	if c.about != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.about, "\n"))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/paysession/paysession/integration/harness/cluster"
+	"github.com/paysession/paysession/internal/codec"
 )
 
 // TestChaos is the chaos suite of issue 39 (make chaos; CHAOS=1, skipped
@@ -60,9 +61,10 @@ func TestChaos(t *testing.T) {
 		{name: "c1 rolling restart", fault: rollingRestart},
 		{name: "c3 coordinator frozen", fault: coordinatorOutage(outage, "frozen", (*cluster.Node).Pause, (*cluster.Node).Unpause)},
 		{name: "c2 coordinator SIGKILL", fault: killCoordinator(false)},
-		{name: "c4 two brokers down", fault: twoBrokersDown(outage), readyz: true},
+		{name: "c4 two brokers down", fault: twoBrokersDown(outage), readyz: true, unwritable: true},
 		{name: "c5 coordinator partitioned", fault: coordinatorOutage(outage, "partitioned", (*cluster.Node).Disconnect,
 			(*cluster.Node).Reconnect)},
+		{name: "c6 replica partitioned from a leader", fault: partitionReplica(outage), container: true, readyz: true},
 		{name: "c7 coordinator and replica SIGKILL", fault: killCoordinator(true)},
 	} {
 		if !t.Run(s.name, func(t *testing.T) { s.run(t, c) }) {
@@ -87,6 +89,12 @@ type chaosScenario struct {
 	name   string
 	fault  func(t *testing.T, f *chaosFault)
 	readyz bool // poll both replicas' /readyz during the fault
+	// unwritable: no write can succeed during the fault, so every
+	// replica's /readyz must fail at some point of it.
+	unwritable bool
+	// container: replica 2 runs in a container on the cluster's network
+	// (StartContainerConnector), so that the fault can cut it from a node.
+	container bool
 }
 
 // chaosFault is what a fault acts on.
@@ -95,6 +103,7 @@ type chaosFault struct {
 	r        *Rig
 	replicas []*Connector
 	txnID    string        // replica 1's transactional id
+	ctr      string        // replica 2's container (scenario.container)
 	heals    []time.Time   // when each fault ended (heal)
 	inSync   time.Duration // the longest time from a heal until every replica was in sync
 	restarts int           // connector replicas restarted after a SIGKILL
@@ -119,8 +128,13 @@ func (s chaosScenario) run(t *testing.T, c *cluster.Cluster) {
 	delete(second, "PAYSESSION_METRICS_LISTEN_ADDR")
 	second["PAYSESSION_KAFKA_INSTANCE_ID"] = "chaos-2"
 	second["PAYSESSION_KAFKA_CLIENT_ID"] += "-chaos-2"
-	f := &chaosFault{c: c, r: r, replicas: []*Connector{r.Connector, StartConnector(t, second)},
-		txnID: r.Connector.Env["PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX"] + "-chaos-1"}
+	f := &chaosFault{c: c, r: r, txnID: r.Connector.Env["PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX"] + "-chaos-1"}
+	if s.container {
+		f.ctr = fmt.Sprintf("paysession-chaos-%s-replica-2-%s", c.RunID(), r.ID)
+		f.replicas = []*Connector{r.Connector, StartContainerConnector(t, second, c, f.ctr)}
+	} else {
+		f.replicas = []*Connector{r.Connector, StartConnector(t, second)}
+	}
 	t.Logf("%s: rig and 2 replicas ready after %v; %d payouts over %v", s.name, time.Since(start).Round(time.Millisecond), n, span)
 	flow, retried := startRetryingFlow(t, r, payoutsPrefixed("chaos", r.ID, 0, n), span)
 	awaitFlowExecuted(t, r, flow, 50, 2*time.Minute)
@@ -131,9 +145,14 @@ func (s chaosScenario) run(t *testing.T, c *cluster.Cluster) {
 	faultStart := time.Now()
 	s.fault(t, f)
 	healed := f.heals[len(f.heals)-1]
-	sum := chaosSummary{scenario: s.name, inSync: f.inSync, readyz: -1}
+	sum := chaosSummary{scenario: s.name, inSync: f.inSync}
 	if poll != nil {
 		sum.readyz = poll.stop()
+		for i, n := range sum.readyz {
+			if s.unwritable && n == 0 {
+				t.Errorf("%s: replica %d answered /readyz 200 throughout the fault, while no write could succeed", s.name, i+1)
+			}
+		}
 	}
 	sum.recovery = awaitAnsweredBefore(t, r, flow, healed, 5*time.Minute)
 	r.Produced = append(r.Produced, flow.wait(t)...)
@@ -150,8 +169,17 @@ func (s chaosScenario) run(t *testing.T, c *cluster.Cluster) {
 	}
 	row := Oracle(t, r, Row{Scenario: "chaos " + s.name, Seed: seed(), Kills: len(f.heals),
 		Restarts: f.restarts}, acceptedOnce)
+	for _, p := range f.replicas[1:] {
+		row.CardLeaks += logLeaks(t, p.Log())
+	}
+	stale := Count(finalStateMismatches(t, r))
+	row.StaleStates, sum.stale = &stale, int(stale)
 	if poll != nil {
-		row.ReadyzFailed = new(Count(sum.readyz))
+		total := 0
+		for _, n := range sum.readyz {
+			total += n
+		}
+		row.ReadyzFailed = new(Count(total))
 	}
 	stall, recovery := Seconds(sum.stall.Seconds()), Seconds(sum.recovery.Seconds())
 	row.FailoverP50, row.FailoverMax = &recovery, &stall
@@ -238,6 +266,74 @@ func twoBrokersDown(d time.Duration) func(t *testing.T, f *chaosFault) {
 		must(t, first.Start(ctx))
 		must(t, second.Start(ctx))
 		f.heal(ctx, t, fmt.Sprintf("nodes %d and %d started", first.ID, second.ID))
+	}
+}
+
+// partitionReplica cuts replica 2 (in its container) off from the leader
+// of a payout partition it consumes, both ways, for d, and heals the cut:
+// the node keeps serving replica 1 and the other nodes, and replica 2
+// keeps reaching the other two nodes. Its connections to that node hang
+// (packets dropped, not refused), as in a real partition.
+func partitionReplica(d time.Duration) func(t *testing.T, f *chaosFault) {
+	return func(t *testing.T, f *chaosFault) {
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+		defer cancel()
+		topic, p, leader := f.consumedLeader(t, "chaos-2")
+		adm := kadm.NewClient(f.r.Client)
+		group := f.r.Connector.Env["PAYSESSION_KAFKA_GROUP_ID"]
+		txn := f.r.Connector.Env["PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX"] + "-chaos-2"
+		gc, tc := adm.FindGroupCoordinators(ctx, group)[group], adm.FindTxnCoordinators(ctx, txn)[txn]
+		heal, err := f.c.Cut(ctx, f.ctr, leader)
+		must(t, err)
+		t.Logf("replica 2 cut from node %d, leader of %s/%d, for %v (group coordinator node %d, replica 2's transaction coordinator node %d)",
+			leader.ID, topic, p, d, gc.NodeID, tc.NodeID)
+		time.Sleep(d) // the outage itself, not a wait for a condition
+		must(t, heal(ctx))
+		f.heal(ctx, t, fmt.Sprintf("replica 2's cut from node %d healed", leader.ID))
+	}
+}
+
+// consumedLeader returns a payout partition that the replica whose client
+// id contains suffix consumes (any command partition of it when it has no
+// payout partition) and that partition's leader.
+func (f *chaosFault) consumedLeader(t *testing.T, suffix string) (string, int32, *cluster.Node) {
+	t.Helper()
+	adm := kadm.NewClient(f.r.Client)
+	group, payouts := f.r.Connector.Env["PAYSESSION_KAFKA_GROUP_ID"], f.r.Topic(codec.KindInitPayout)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		described, err := adm.DescribeGroups(ctx, group)
+		var topic string
+		var part int32 = -1
+		if err == nil {
+			for _, m := range described[group].Members {
+				a, ok := m.Assigned.AsConsumer()
+				if !ok || !strings.Contains(m.ClientID, suffix) {
+					continue
+				}
+				for _, tp := range a.Topics {
+					if len(tp.Partitions) > 0 && (part < 0 || tp.Topic == payouts) {
+						topic, part = tp.Topic, tp.Partitions[0]
+					}
+				}
+			}
+		}
+		if part >= 0 {
+			md, err := adm.Metadata(ctx, topic)
+			cancel()
+			if err == nil {
+				if pd, ok := md.Topics[topic].Partitions[part]; ok && pd.Leader > 0 {
+					return topic, part, f.c.Node(int(pd.Leader))
+				}
+			}
+		} else {
+			cancel()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no partition of a member %q of %s found: %v", suffix, group, err)
+		}
+		time.Sleep(200 * time.Millisecond) // polling the group coordinator
 	}
 }
 
@@ -344,8 +440,10 @@ func awaitAnsweredBefore(t *testing.T, r *Rig, f *flow, healed time.Time, timeou
 }
 
 // awaitNoLagNoOpenTxn waits until the replicas' group has committed every
-// command offset (no lag) and no transaction is open on the results topic
-// (last stable offset = high watermark on every partition): nothing hangs.
+// command offset (no lag) and no transaction of the connector is left open
+// (openTransactions: described by its coordinator, by the partitions'
+// leaders, and last stable offset = high watermark on every partition of
+// the rig's topics): nothing hangs.
 func awaitNoLagNoOpenTxn(t *testing.T, r *Rig, timeout time.Duration) {
 	t.Helper()
 	group := r.Connector.Env["PAYSESSION_KAFKA_GROUP_ID"]
@@ -373,15 +471,7 @@ func awaitNoLagNoOpenTxn(t *testing.T, r *Rig, timeout time.Duration) {
 				}
 			})
 		}
-		high, stable := resultsOffsets(t, r)
-		if high == nil {
-			problems = append(problems, "results offsets not answered")
-		}
-		for p, h := range high {
-			if stable[p] < h {
-				problems = append(problems, fmt.Sprintf("results/%d: last stable offset %d < high watermark %d", p, stable[p], h))
-			}
-		}
+		problems = append(problems, openTransactions(r)...)
 		if len(problems) == 0 {
 			return
 		}
@@ -394,16 +484,16 @@ func awaitNoLagNoOpenTxn(t *testing.T, r *Rig, timeout time.Duration) {
 }
 
 // readyzPoll polls the replicas' /readyz every 250 ms in the background
-// and counts the answers that were not 200.
+// and counts, per replica, the answers that were not 200.
 type readyzPoll struct {
 	done   chan struct{}
-	result chan int
+	result chan []int
 }
 
 func pollReadyz(cs []*Connector) *readyzPoll {
-	p := &readyzPoll{done: make(chan struct{}), result: make(chan int, 1)}
+	p := &readyzPoll{done: make(chan struct{}), result: make(chan []int, 1)}
 	go func() {
-		failed := 0
+		failed := make([]int, len(cs))
 		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
 		for {
@@ -413,9 +503,9 @@ func pollReadyz(cs []*Connector) *readyzPoll {
 				return
 			case <-tick.C: // the polling pace
 			}
-			for _, c := range cs {
+			for i, c := range cs {
 				if status, _ := c.Readyz(); status != 200 {
-					failed++
+					failed[i]++
 				}
 			}
 		}
@@ -423,7 +513,9 @@ func pollReadyz(cs []*Connector) *readyzPoll {
 	return p
 }
 
-func (p *readyzPoll) stop() int {
+// stop ends the polling and returns each replica's count of answers other
+// than 200.
+func (p *readyzPoll) stop() []int {
 	close(p.done)
 	return <-p.result
 }
@@ -442,7 +534,10 @@ type chaosSummary struct {
 	// inSync is the longest time from a heal until all replicas of every
 	// partition were in sync again.
 	inSync time.Duration
-	readyz int // /readyz answers other than 200 during the fault, -1 when not polled
+	// readyz counts each replica's /readyz answers other than 200 during
+	// the fault (nil when not polled).
+	readyz []int
+	stale  int // sessions whose last record on the sessions topic is not the sandbox's final state
 }
 
 // chaosTable collects the scenarios of TestChaos, printed at its end.
@@ -452,15 +547,15 @@ var chaosTable []chaosSummary
 // missing and executed twice + duplicate columns.
 func printChaosTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tcommands\tresults\tlost\ttwice\twebhooks pub/exp\tcard leaks\treadyz non-200\tlongest stall s\trecovery s\tin sync s\twall s\t")
+	fmt.Fprintln(tw, "scenario\tcommands\tresults\tlost\ttwice\twebhooks pub/exp\tstale sessions\tcard leaks\treadyz non-200 r1/r2\tlongest stall s\trecovery s\tin sync s\twall s\t")
 	for _, s := range chaosTable {
 		r := s.row
 		readyz := "-"
-		if s.readyz >= 0 {
-			readyz = fmt.Sprint(s.readyz)
+		if s.readyz != nil {
+			readyz = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(s.readyz)), "/"), "[]")
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d/%d\t%d\t%s\t%.1f\t%.1f\t%.1f\t%.0f\t\n", s.scenario, r.Commands, r.Results,
-			r.Missing, r.ExecutedTwice+r.Duplicate, r.WebhooksPublished, r.WebhooksExpected, r.CardLeaks, readyz,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d/%d\t%d\t%d\t%s\t%.1f\t%.1f\t%.1f\t%.0f\t\n", s.scenario, r.Commands, r.Results,
+			r.Missing, r.ExecutedTwice+r.Duplicate, r.WebhooksPublished, r.WebhooksExpected, s.stale, r.CardLeaks, readyz,
 			s.stall.Seconds(), s.recovery.Seconds(), s.inSync.Seconds(), r.WallSeconds)
 	}
 	_ = tw.Flush()

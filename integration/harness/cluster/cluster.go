@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
+	dnetwork "github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/go-connections/nat"
 	"github.com/testcontainers/testcontainers-go"
@@ -195,6 +197,35 @@ func (c *Cluster) Nodes() []*Node { return c.nodes }
 
 // Node returns the node of id (1-based).
 func (c *Cluster) Node(id int) *Node { return c.nodes[id-1] }
+
+// InternalBrokers returns the nodes' addresses on the cluster's network (their inter-broker
+// listener), for clients in containers attached to that network (Network).
+func (c *Cluster) InternalBrokers() []string {
+	out := make([]string, len(c.nodes))
+	for i, n := range c.nodes {
+		out[i] = fmt.Sprintf("%s:%d", alias(n.ID), internalPort)
+	}
+	return out
+}
+
+// Network is the name of the cluster's network: a container attached to it reaches the nodes at
+// InternalBrokers.
+func (c *Cluster) Network() string { return c.network.Name }
+
+// Gateway returns this machine's address on the cluster's network: a container on the network
+// reaches a server of the host that listens there (and only there, not on every interface).
+func (c *Cluster) Gateway(ctx context.Context) (string, error) {
+	info, err := c.docker.NetworkInspect(ctx, c.network.ID, dnetwork.InspectOptions{})
+	if err != nil {
+		return "", fmt.Errorf("inspect network %s: %w", c.network.Name, err)
+	}
+	for _, cfg := range info.IPAM.Config {
+		if ip := net.ParseIP(cfg.Gateway); ip != nil && ip.To4() != nil {
+			return cfg.Gateway, nil
+		}
+	}
+	return "", fmt.Errorf("network %s has no IPv4 gateway: %+v", c.network.Name, info.IPAM.Config)
+}
 
 // RunID is the value of Label on the cluster's containers, network and volumes.
 func (c *Cluster) RunID() string { return c.run }

@@ -166,3 +166,17 @@ func (n *Node) ready(ctx context.Context) error {
 	}
 	return fmt.Errorf("its metadata lists no broker %d", n.ID)
 }
+
+// IP is the node's address on the cluster's network (it may change when the node is reconnected).
+func (n *Node) IP(ctx context.Context) (string, error) {
+	info, err := n.c.docker.ContainerInspect(ctx, n.id())
+	if err != nil {
+		return "", fmt.Errorf("node %d: %w", n.ID, err)
+	}
+	if info.NetworkSettings != nil {
+		if ep, ok := info.NetworkSettings.Networks[n.c.network.Name]; ok && ep.IPAddress != "" {
+			return ep.IPAddress, nil
+		}
+	}
+	return "", fmt.Errorf("node %d has no address on network %s", n.ID, n.c.network.Name)
+}

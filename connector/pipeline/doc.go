@@ -26,7 +26,10 @@
 // consecutive aborts by one topic the pipeline stops polling and calling the
 // API, waits for the topic in the metadata, and rebuilds its Kafka session.
 // The final outcomes of a batch aborted by a write failure are kept
-// (replay.go), so its redelivered commands are not executed again.
+// (replay.go), so its redelivered commands are not executed again. A
+// transaction still writing (produce to End) after BatchDeadline fails
+// /readyz too, until it ends: a replica cut off from one broker gets no
+// error, it just commits nothing.
 //
 // Sizes. Every record is sized by Config.Sizer (outbound.Sizer, the
 // connector's one check of every record against its topic's limit): a

@@ -70,7 +70,7 @@ func New(cfg Config) (*Pipeline, error) {
 		sem:     make(chan struct{}, cfg.Concurrency),
 		kinds:   make(map[string]string),
 		parked:  newParkedSet(),
-		writes:  &writeHealth{threshold: cfg.WriteFailureThreshold},
+		writes:  &writeHealth{threshold: cfg.WriteFailureThreshold, overdue: cfg.BatchDeadline},
 		kept:    keptOutcomes{},
 		revokes: &revokes{},
 	}

@@ -73,6 +73,10 @@ func (p *Pipeline) transact(ctx context.Context, s *kafka.TxnSession, r *running
 		endSpans(startCommitSpan(b), b, "abort")
 		return b, nil, fmt.Errorf("begin transaction: %w", err)
 	}
+	// Readiness fails when the writes take longer than a batch deadline
+	// (writes.go); Writable reads the wall clock, so this does too.
+	p.writes.began(time.Now())
+	defer p.writes.ended()
 	writeErr := r.markErr
 	switch {
 	case writeErr != nil:

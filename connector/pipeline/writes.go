@@ -23,6 +23,14 @@ import (
 //
 // A consumed topic that fetches fail on (deleted, not readable) is reported
 // the same way while its fetch errors last.
+//
+// A transaction whose writes do not end is reported too: from the moment
+// its outcomes are produced until its end (commit or abort) it may take
+// overdue (the batch deadline); beyond that /readyz fails until it ends.
+// That is a replica cut off from one broker (the leader of a partition it
+// writes, or its transaction coordinator): no produce fails, the other
+// brokers answer the readiness ping, and yet nothing commits until the
+// transaction times out or the network heals (chaos scenario c6).
 
 // writeHealth tracks the topics the pipeline cannot write or read. It is
 // safe for concurrent use (readiness checks read it).
@@ -35,6 +43,9 @@ type writeHealth struct {
 	streak  int
 	blocked bool
 	reads   map[string]readProblem // consumed topics whose fetches fail
+
+	overdue time.Duration // how long a transaction's writes may take; 0: unchecked
+	writing time.Time     // when the current transaction's writes began; zero: none
 }
 
 type readProblem struct {
@@ -82,6 +93,20 @@ func (h *writeHealth) committed() {
 	h.mu.Unlock()
 }
 
+// began notes that a transaction starts writing its outcomes at now.
+func (h *writeHealth) began(now time.Time) {
+	h.mu.Lock()
+	h.writing = now
+	h.mu.Unlock()
+}
+
+// ended notes that the transaction ended (committed, aborted or unknown).
+func (h *writeHealth) ended() {
+	h.mu.Lock()
+	h.writing = time.Time{}
+	h.mu.Unlock()
+}
+
 // blockedTopic returns the topic the pipeline waits for ("" when none).
 func (h *writeHealth) blockedTopic() string {
 	h.mu.Lock()
@@ -113,6 +138,10 @@ func (h *writeHealth) check(now time.Time) error {
 	// aborts of any kind.
 	if h.blocked || (h.streak > 0 && topics.IsTopicProblem(h.err)) {
 		errs = append(errs, fmt.Errorf("topic %s: not writable (%d aborted transactions): %v", h.topic, h.streak, h.err))
+	}
+	if h.overdue > 0 && !h.writing.IsZero() && now.Sub(h.writing) > h.overdue {
+		errs = append(errs, fmt.Errorf("transaction writing for %v (more than %v): not committed yet",
+			now.Sub(h.writing).Round(time.Second), h.overdue))
 	}
 	for t, p := range h.reads {
 		if now.Sub(p.seen) > readProblemTTL {

@@ -7,6 +7,8 @@
 #   CHECK_TIDY      1 (default): check fails when go mod tidy would change go.mod/go.sum; 0 skips that
 #   KAFKA_BROKERS   an existing cluster to test against; when unset a local broker is started
 #   BIN_DIR         where `make build` puts the binaries (default bin)
+#   KAFKA_BACKEND   process (default): that local broker is a java process; container: a one-node
+#                   broker in a container (needs Docker; CHAOS_KAFKA_IMAGE as for make chaos)
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -30,18 +32,29 @@ VULNDB              ?=
 # literal keeps compiling when one side gains a field).
 STATICCHECK_CHECKS  := all,-ST1000,-ST1003,-ST1016,-ST1020,-ST1021,-ST1022,-ST1005,-S1016
 KAFKAD              := $(GO) run ./integration/harness/kafkad
+KAFKACTR            := $(GO) run ./integration/harness/cluster/kafkactr
+KAFKA_BACKEND       ?= process
 
 # with_kafka runs the rest of a recipe line with KAFKA_BROKERS set: the caller's cluster when given,
 # else a broker already started by make kafka-up (left running), else a local broker started here
 # and stopped on every exit path, also on failure, Ctrl-C or TERM (and, through kafkad's watcher,
-# even when this shell is killed outright).
+# even when this shell is killed outright). With KAFKA_BACKEND=container that local broker is a
+# one-node broker in a container (kafkactr; removed on exit). It prints the backend it used.
 define with_kafka
-if [ -z "$${KAFKA_BROKERS:-}" ] && KAFKA_BROKERS=$$($(KAFKAD) addr 2>/dev/null); then \
-  echo "kafka: using the broker of make kafka-up"; \
-fi; \
-if [ -z "$${KAFKA_BROKERS:-}" ]; then \
+if [ -z "$${KAFKA_BROKERS:-}" ] && [ "$(KAFKA_BACKEND)" = container ]; then \
+  export TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 DOCKER_BUILDKIT=0; \
+  [ -n "$${CHAOS_KAFKA_IMAGE:-}" ] || $(GO) run ./integration/harness/cluster/kafkaimage; \
+  trap '$(KAFKACTR) down' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM; \
+  KAFKA_BROKERS=$$($(KAFKACTR) up | tail -1); \
+  echo "kafka: backend container (one node in Docker, image $${CHAOS_KAFKA_IMAGE:-local})"; \
+elif [ -z "$${KAFKA_BROKERS:-}" ] && KAFKA_BROKERS=$$($(KAFKAD) addr 2>/dev/null); then \
+  echo "kafka: backend process, the broker of make kafka-up"; \
+elif [ -z "$${KAFKA_BROKERS:-}" ]; then \
   trap '$(KAFKAD) down' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM; \
   KAFKA_BROKERS=$$($(KAFKAD) up -owner $$$$); \
+  echo "kafka: backend process (a local broker)"; \
+else \
+  echo "kafka: backend external (KAFKA_BROKERS given)"; \
 fi; \
 export KAFKA_BROKERS; echo "kafka: KAFKA_BROKERS=$$KAFKA_BROKERS";
 endef
@@ -75,7 +88,7 @@ done; \
 echo "fuzz: $$n targets fuzzed for $(1) each"
 endef
 
-.PHONY: help build test test-with-kafka test-libcrypto check unit integration faults chaos fuzz fuzz-short bench bench-scale demo vulncheck lint kafka-up kafka-down kafka-status clean
+.PHONY: help build test test-with-kafka test-libcrypto check unit integration faults chaos chaos-smoke fuzz fuzz-short bench bench-scale demo vulncheck lint kafka-up kafka-down kafka-status clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -89,13 +102,14 @@ build: ## build bin/connector and bin/paysim (whichever mains exist under cmd/),
 	revision=$$(git rev-parse HEAD 2>/dev/null || true)$$(git diff --quiet HEAD 2>/dev/null || echo -dirty); \
 	mkdir -p $(BIN_DIR); $(GO) build -ldflags "-X main.version=$$version -X main.revision=$$revision" -o $(BIN_DIR)/ $$mains; ls $(BIN_DIR)
 
-test: ## everything: check, unit + integration tests on a local broker, short fuzz; prints wall time
+test: ## everything: check, unit + integration tests on a local broker, short fuzz, chaos smoke; prints wall time
 	@start=$$(date +%s); \
 	trap 'rc=$$?; echo "make test: $$( [ $$rc = 0 ] && echo passed || echo FAILED ) (exit $$rc), wall time $$(( $$(date +%s) - start ))s"' EXIT; \
 	$(MAKE) check; \
 	$(MAKE) test-with-kafka; \
 	$(MAKE) test-libcrypto; \
-	$(MAKE) fuzz-short
+	$(MAKE) fuzz-short; \
+	$(MAKE) chaos-smoke
 
 # test-libcrypto (used by test) runs the signing, API client and sandbox tests again with the
 # libcrypto signer (cgo, -tags libcrypto): the openssl interop and golden tests pass with both.
@@ -126,6 +140,9 @@ faults: ## fault scenarios at full size (FAULTS_SCALE=full) on a local broker: t
 
 chaos: ## chaos scenarios on a 3-broker cluster in containers (not in test; starts dockerd if needed): table + .cache/chaos.json
 	@GO=$(GO) integration/harness/cluster/chaos.sh $(GO_TEST_FLAGS)
+
+chaos-smoke: ## one chaos fault (c2) on a 3-broker cluster; part of test: installs/starts Docker, skips loudly without it
+	@CHAOS_SMOKE=1 GO=$(GO) integration/harness/cluster/chaos.sh $(GO_TEST_FLAGS)
 
 fuzz-short: ## every Fuzz* target for FUZZTIME_SHORT (5s) each
 	@$(call fuzz_all,$(FUZZTIME_SHORT))

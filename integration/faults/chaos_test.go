@@ -30,20 +30,28 @@ import (
 // back in sync before the next); the transaction coordinator of replica
 // 1's transactional id frozen (docker pause) for CHAOS_OUTAGE (30 s);
 // that coordinator SIGKILLed and started again; two brokers killed for
-// CHAOS_OUTAGE (min.insync.replicas cannot be met; /readyz is polled
-// meanwhile); the coordinator disconnected from the network for
-// CHAOS_OUTAGE; the coordinator and replica 1 SIGKILLed together, both
-// started again at once.
+// CHAOS_OUTAGE (min.insync.replicas cannot be met: each replica's /readyz
+// must fail at some point, since no write can succeed); the
+// coordinator disconnected from the network for CHAOS_OUTAGE; replica 2,
+// run in a container built FROM scratch on the cluster's network, cut off
+// (iptables in its network namespace) from the leader of a payout
+// partition it consumes for CHAOS_OUTAGE (c6; its /readyz must fail); the
+// coordinator and replica 1 SIGKILLed together, both started again at
+// once.
 //
-// Each scenario's row is the oracle's (nothing executed twice, no result
-// missing or duplicate, webhooks published once, no card leak), and what
+// Both replicas' /readyz is polled during every fault (the table counts
+// the answers other than 200). Each scenario's row is the oracle's (nothing executed twice, no result
+// missing or duplicate, webhooks published once, no card leak in any
+// replica's log, the sessions topic's last state of every session equal
+// to the sandbox's final one), and what
 // the fault cost: the longest stall (no result committed, from the fault's
 // start until every command was answered), the recovery (from the end of
 // the fault — the broker up, unfrozen or reconnected — until every command
 // produced before it had its result) and the time until every replica was
 // in sync again. After each scenario the replicas' group has no lag and no
-// transaction is left open on the results topic (last stable offset =
-// high watermark). The test prints its own table at the end; the oracle's
+// transaction is left hanging (openTransactions: the coordinators describe
+// none of the connector's as open, no partition leader holds one, last
+// stable offset = high watermark on every topic). The test prints its own table at the end; the oracle's
 // rows go to the faults table (-faults.out; make chaos: .cache/chaos.json)
 // with the recovery as "failover p50" and the stall as "failover max".
 func TestChaos(t *testing.T) {
@@ -61,10 +69,10 @@ func TestChaos(t *testing.T) {
 		{name: "c1 rolling restart", fault: rollingRestart},
 		{name: "c3 coordinator frozen", fault: coordinatorOutage(outage, "frozen", (*cluster.Node).Pause, (*cluster.Node).Unpause)},
 		{name: "c2 coordinator SIGKILL", fault: killCoordinator(false)},
-		{name: "c4 two brokers down", fault: twoBrokersDown(outage), readyz: true, unwritable: true},
+		{name: "c4 two brokers down", fault: twoBrokersDown(outage), unwritable: []int{1, 2}},
 		{name: "c5 coordinator partitioned", fault: coordinatorOutage(outage, "partitioned", (*cluster.Node).Disconnect,
 			(*cluster.Node).Reconnect)},
-		{name: "c6 replica partitioned from a leader", fault: partitionReplica(outage), container: true, readyz: true},
+		{name: "c6 replica partitioned from a leader", fault: partitionReplica(outage), container: true, unwritable: []int{2}},
 		{name: "c7 coordinator and replica SIGKILL", fault: killCoordinator(true)},
 	} {
 		if !t.Run(s.name, func(t *testing.T) { s.run(t, c) }) {
@@ -86,12 +94,11 @@ func TestChaos(t *testing.T) {
 // goroutine while the flow produces; it returns when the cluster is whole
 // again and reports each moment a fault ended (heals).
 type chaosScenario struct {
-	name   string
-	fault  func(t *testing.T, f *chaosFault)
-	readyz bool // poll both replicas' /readyz during the fault
-	// unwritable: no write can succeed during the fault, so every
-	// replica's /readyz must fail at some point of it.
-	unwritable bool
+	name  string
+	fault func(t *testing.T, f *chaosFault)
+	// unwritable are the replicas (1-based) whose writes cannot succeed
+	// during the fault, so whose /readyz must fail at some point of it.
+	unwritable []int
 	// container: replica 2 runs in a container on the cluster's network
 	// (StartContainerConnector), so that the fault can cut it from a node.
 	container bool
@@ -104,6 +111,7 @@ type chaosFault struct {
 	replicas []*Connector
 	txnID    string        // replica 1's transactional id
 	ctr      string        // replica 2's container (scenario.container)
+	cut      *Position     // the partition whose leader replica 2 was cut from (c6; Offset unused)
 	heals    []time.Time   // when each fault ended (heal)
 	inSync   time.Duration // the longest time from a heal until every replica was in sync
 	restarts int           // connector replicas restarted after a SIGKILL
@@ -138,20 +146,15 @@ func (s chaosScenario) run(t *testing.T, c *cluster.Cluster) {
 	t.Logf("%s: rig and 2 replicas ready after %v; %d payouts over %v", s.name, time.Since(start).Round(time.Millisecond), n, span)
 	flow, retried := startRetryingFlow(t, r, payoutsPrefixed("chaos", r.ID, 0, n), span)
 	awaitFlowExecuted(t, r, flow, 50, 2*time.Minute)
-	var poll *readyzPoll
-	if s.readyz {
-		poll = pollReadyz(f.replicas)
-	}
+	poll := pollReadyz(f.replicas)
 	faultStart := time.Now()
 	s.fault(t, f)
 	healed := f.heals[len(f.heals)-1]
 	sum := chaosSummary{scenario: s.name, inSync: f.inSync}
-	if poll != nil {
-		sum.readyz = poll.stop()
-		for i, n := range sum.readyz {
-			if s.unwritable && n == 0 {
-				t.Errorf("%s: replica %d answered /readyz 200 throughout the fault, while no write could succeed", s.name, i+1)
-			}
+	sum.readyz = poll.stop()
+	for _, i := range s.unwritable {
+		if sum.readyz[i-1] == 0 {
+			t.Errorf("%s: replica %d answered /readyz 200 throughout the fault, while its writes could not succeed", s.name, i)
 		}
 	}
 	sum.recovery = awaitAnsweredBefore(t, r, flow, healed, 5*time.Minute)
@@ -161,6 +164,17 @@ func (s chaosScenario) run(t *testing.T, c *cluster.Cluster) {
 	}
 	r.Outcomes.AwaitAnswered(t, r.Produced, 5*time.Minute)
 	sum.stall = longestStall(r.Outcomes.Results(), faultStart)
+	sum.cutStall = -1
+	if f.cut != nil {
+		var mine []Result
+		for _, res := range r.Outcomes.Results() {
+			if res.SourceTopic == f.cut.Topic && res.SourcePartition == f.cut.Partition {
+				mine = append(mine, res)
+			}
+		}
+		sum.cutStall = longestStall(mine, faultStart)
+		t.Logf("%s: replica 2's warnings and errors:\n%s", s.name, warnings(f.replicas[1].Log(), 20))
+	}
 	fireWebhookRetries(t, r)
 	for _, p := range f.replicas {
 		if !p.Running() {
@@ -174,13 +188,11 @@ func (s chaosScenario) run(t *testing.T, c *cluster.Cluster) {
 	}
 	stale := Count(finalStateMismatches(t, r))
 	row.StaleStates, sum.stale = &stale, int(stale)
-	if poll != nil {
-		total := 0
-		for _, n := range sum.readyz {
-			total += n
-		}
-		row.ReadyzFailed = new(Count(total))
+	total := 0
+	for _, n := range sum.readyz {
+		total += n
 	}
+	row.ReadyzFailed = new(Count(total))
 	stall, recovery := Seconds(sum.stall.Seconds()), Seconds(sum.recovery.Seconds())
 	row.FailoverP50, row.FailoverMax = &recovery, &stall
 	awaitNoLagNoOpenTxn(t, r, 2*time.Minute)
@@ -279,14 +291,15 @@ func partitionReplica(d time.Duration) func(t *testing.T, f *chaosFault) {
 		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 		defer cancel()
 		topic, p, leader := f.consumedLeader(t, "chaos-2")
+		f.cut = &Position{Topic: topic, Partition: p}
 		adm := kadm.NewClient(f.r.Client)
 		group := f.r.Connector.Env["PAYSESSION_KAFKA_GROUP_ID"]
 		txn := f.r.Connector.Env["PAYSESSION_KAFKA_TRANSACTIONAL_ID_PREFIX"] + "-chaos-2"
 		gc, tc := adm.FindGroupCoordinators(ctx, group)[group], adm.FindTxnCoordinators(ctx, txn)[txn]
 		heal, err := f.c.Cut(ctx, f.ctr, leader)
 		must(t, err)
-		t.Logf("replica 2 cut from node %d, leader of %s/%d, for %v (group coordinator node %d, replica 2's transaction coordinator node %d)",
-			leader.ID, topic, p, d, gc.NodeID, tc.NodeID)
+		t.Logf("replica 2 cut from node %d, leader of %s/%d (the payout topic: %v), for %v (group coordinator node %d, replica 2's transaction coordinator node %d)",
+			leader.ID, topic, p, topic == f.r.Topic(codec.KindInitPayout), d, gc.NodeID, tc.NodeID)
 		time.Sleep(d) // the outage itself, not a wait for a condition
 		must(t, heal(ctx))
 		f.heal(ctx, t, fmt.Sprintf("replica 2's cut from node %d healed", leader.ID))
@@ -534,8 +547,11 @@ type chaosSummary struct {
 	// inSync is the longest time from a heal until all replicas of every
 	// partition were in sync again.
 	inSync time.Duration
+	// cutStall is stall for the results of the one partition whose leader
+	// a replica was cut from (c6), -1 elsewhere.
+	cutStall time.Duration
 	// readyz counts each replica's /readyz answers other than 200 during
-	// the fault (nil when not polled).
+	// the fault (polled every 250 ms).
 	readyz []int
 	stale  int // sessions whose last record on the sessions topic is not the sandbox's final state
 }
@@ -547,16 +563,20 @@ var chaosTable []chaosSummary
 // missing and executed twice + duplicate columns.
 func printChaosTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tcommands\tresults\tlost\ttwice\twebhooks pub/exp\tstale sessions\tcard leaks\treadyz non-200 r1/r2\tlongest stall s\trecovery s\tin sync s\twall s\t")
+	fmt.Fprintln(tw, "scenario\tcommands\tresults\tlost\ttwice\twebhooks pub/exp\tstale sessions\tcard leaks\treadyz non-200 r1/r2\tlongest stall s\tcut partition stall s\trecovery s\tin sync s\twall s\t")
 	for _, s := range chaosTable {
 		r := s.row
 		readyz := "-"
 		if s.readyz != nil {
 			readyz = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(s.readyz)), "/"), "[]")
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d/%d\t%d\t%d\t%s\t%.1f\t%.1f\t%.1f\t%.0f\t\n", s.scenario, r.Commands, r.Results,
+		cut := "-"
+		if s.cutStall >= 0 {
+			cut = fmt.Sprintf("%.1f", s.cutStall.Seconds())
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d/%d\t%d\t%d\t%s\t%.1f\t%s\t%.1f\t%.1f\t%.0f\t\n", s.scenario, r.Commands, r.Results,
 			r.Missing, r.ExecutedTwice+r.Duplicate, r.WebhooksPublished, r.WebhooksExpected, s.stale, r.CardLeaks, readyz,
-			s.stall.Seconds(), s.recovery.Seconds(), s.inSync.Seconds(), r.WallSeconds)
+			s.stall.Seconds(), cut, s.recovery.Seconds(), s.inSync.Seconds(), r.WallSeconds)
 	}
 	_ = tw.Flush()
 }
@@ -578,4 +598,21 @@ func longestStall(results []Result, from time.Time) time.Duration {
 		last = at
 	}
 	return most
+}
+
+// warnings returns the last n lines of a process log at level WARN or
+// ERROR, and how many there were.
+func warnings(path string, n int) string {
+	b, _ := os.ReadFile(path)
+	var out []string
+	for line := range strings.Lines(string(b)) {
+		if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
+			out = append(out, strings.TrimRight(line, "\n"))
+		}
+	}
+	total := len(out)
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return fmt.Sprintf("%d lines, the last %d:\n%s", total, len(out), strings.Join(out, "\n"))
 }

@@ -81,6 +81,10 @@ func StartContainerConnector(t testing.TB, env map[string]string, c *cluster.Clu
 	env["PAYSESSION_API_BASE_URL"] = "http://" + forward(t, gw, strings.TrimPrefix(env["PAYSESSION_API_BASE_URL"], "http://"))
 	env["PAYSESSION_METRICS_LISTEN_ADDR"] = fmt.Sprintf(":%d", opsPort)
 	env["PAYSESSION_WEBHOOK_LISTEN_ADDR"] = fmt.Sprintf(":%d", webhookPort)
+	// The brokers and the sandbox are no longer on loopback, but on the
+	// cluster's network, which only this machine's containers reach.
+	env["PAYSESSION_KAFKA_ALLOW_PLAINTEXT"] = "true"
+	env["PAYSESSION_API_ALLOW_INSECURE_HTTP"] = "true"
 	ops := freeAddr(t)
 	args := []string{"run", "--rm", "--name", name, "--label", cluster.Label + "=" + c.RunID(), "--network", c.Network(),
 		"-p", fmt.Sprintf("%s:%d", ops, opsPort)}

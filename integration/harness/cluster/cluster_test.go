@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -23,7 +25,8 @@ func requireChaos(t *testing.T) {
 
 // TestClusterFaults starts a 3-node cluster and drives every fault once, checking after each
 // that a transactional produce commits again (acks=all, min.insync.replicas=2) and that the
-// replicas come back in sync.
+// replicas come back in sync; last, Cut: one node's container cut from another reaches the third
+// but not that one until healed.
 func TestClusterFaults(t *testing.T) {
 	requireChaos(t)
 	start := time.Now()
@@ -98,4 +101,38 @@ func TestClusterFaults(t *testing.T) {
 	if !c.Node(1).Running(ctx) {
 		t.Fatal("node 1 does not run after its restart")
 	}
+
+	// Cut: node 1's container cut from node 2 reaches node 3 but not node 2, until healed.
+	heal, err := c.Cut(ctx, c.Node(1).Name(), c.Node(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dial(ctx, c.Node(1), c.Node(2)); err == nil {
+		t.Error("node 1 reached node 2 through the cut")
+	}
+	if err := dial(ctx, c.Node(1), c.Node(3)); err != nil {
+		t.Errorf("node 1 cut from node 2 does not reach node 3: %v", err)
+	}
+	if err := heal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := dial(ctx, c.Node(1), c.Node(2)); err != nil {
+		t.Errorf("node 1 does not reach node 2 after the heal: %v", err)
+	}
+	commit("cut node 1 from node 2 and heal", true)
+}
+
+// dial opens a TCP connection from inside from's container to to's broker port (bash's
+// /dev/tcp), giving up after 3 seconds.
+func dial(ctx context.Context, from, to *Node) error {
+	ip, err := to.IP(ctx)
+	if err != nil {
+		return err
+	}
+	out, err := exec.CommandContext(ctx, "docker", "exec", from.Name(), "timeout", "3", "bash", "-c",
+		fmt.Sprintf("exec 3<>/dev/tcp/%s/%d", ip, internalPort)).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%w: %s", err, out)
+	}
+	return nil
 }

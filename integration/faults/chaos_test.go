@@ -118,6 +118,11 @@ type chaosFault struct {
 }
 
 func (s chaosScenario) run(t *testing.T, c *cluster.Cluster) {
+	if s.container {
+		if err := cluster.CanCut(); err != nil {
+			t.Skipf("%s: %v", s.name, err)
+		}
+	}
 	n := size("CHAOS_COMMANDS", 600, 600)
 	span := time.Duration(size("CHAOS_FLOW_SECONDS", 90, 90)) * time.Second
 	start := time.Now()

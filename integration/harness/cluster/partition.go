@@ -2,11 +2,28 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 )
+
+// CanCut returns why Cut cannot work on this machine, nil when it can: it needs root, nsenter and
+// iptables, and a Docker daemon on this machine's kernel (not in a VM, as Docker Desktop's is: its
+// containers' processes are not visible here).
+func CanCut() error {
+	if os.Geteuid() != 0 {
+		return errors.New("cut needs root (nsenter into a container's network namespace)")
+	}
+	for _, tool := range []string{"nsenter", "iptables"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("cut needs %s: %w", tool, err)
+		}
+	}
+	return nil
+}
 
 // Cut partitions the container named ctr (a client on the cluster's network, such as a connector
 // replica) from node n, both ways, and returns the function that heals the cut. Packets between

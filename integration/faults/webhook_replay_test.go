@@ -2,10 +2,12 @@ package faults_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strconv"
 	"sync"
 	"testing"
@@ -288,9 +290,20 @@ func (s *spray) dupCount() int {
 
 // finalStateMismatches compares, once the session writers committed every
 // update, the last record of every session on the sessions topic with the
-// sandbox's final state of the session (the newest webhook it delivered),
-// and returns how many differ or are missing.
+// sandbox's final state of the session (the newest webhook it sent), fails
+// t for each that differs or is missing, and returns how many.
 func finalStateMismatches(t testing.TB, r *Rig) int {
+	t.Helper()
+	bad := finalStateProblems(t, r)
+	for _, p := range bad {
+		t.Error(p)
+	}
+	return len(bad)
+}
+
+// finalStateProblems is finalStateMismatches' comparison: one line per
+// session whose last record is not the sandbox's final state.
+func finalStateProblems(t testing.TB, r *Rig) []string {
 	t.Helper()
 	final := map[string]*payapi.Session{}
 	for _, d := range r.Sandbox.Webhooks(t) {
@@ -306,19 +319,18 @@ func finalStateMismatches(t testing.TB, r *Rig) int {
 	}
 	awaitSessionWriters(t, r)
 	last := lastSessionStates(t, r)
-	bad := 0
+	var bad []string
 	for id, f := range final {
 		got, ok := last[id]
 		switch {
 		case !ok:
-			t.Errorf("session %s: no record on the sessions topic, want %s", id, f.Status)
-			bad++
+			bad = append(bad, fmt.Sprintf("session %s: no record on the sessions topic, want %s", id, f.Status))
 		case got.Session.Status != f.Status || got.Session.UpdatedAt == nil || !got.Session.UpdatedAt.Equal(f.UpdatedAt):
-			t.Errorf("session %s: last record %s@%v (%s), want the final %s@%v", id, got.Session.Status, got.Session.UpdatedAt,
-				got.Source, f.Status, f.UpdatedAt)
-			bad++
+			bad = append(bad, fmt.Sprintf("session %s: last record %s@%v (%s), want the final %s@%v", id, got.Session.Status,
+				got.Session.UpdatedAt, got.Source, f.Status, f.UpdatedAt))
 		}
 	}
+	sort.Strings(bad)
 	return bad
 }
 

@@ -78,8 +78,9 @@ var packageTable = []packageRow{
 		May: []string{"stdlib", "cgo"}},
 	{Pkg: "internal/codec", Owns: "Avro/JSON encoding of commands and outcomes, registry, single-object encoding, masking; the order of two session states and its horizon. " +
 		"Avro by `github.com/twmb/avro`: maintained, by franz-go's author, and its decoding is bounded in time and memory by " +
-		"the record's size (it replaced the archived `hamba/avro`, whose decoder one 189-byte command could spin forever)",
-		May: []string{"stdlib", "github.com/twmb/avro", "github.com/twmb/franz-go/pkg/sr", "schemas", "internal/fifo", "internal/sensitive", xsync},
+		"the record's size (it replaced the archived `hamba/avro`, whose decoder one 189-byte command could spin forever). " +
+		"Strict JSON by `github.com/go-json-experiment/json`, the module form of the standard library's `encoding/json/v2`",
+		May: []string{"stdlib", "github.com/twmb/avro", "github.com/twmb/franz-go/pkg/sr", "github.com/go-json-experiment/json/...", "schemas", "internal/fifo", "internal/sensitive", xsync},
 		Not: []string{"net/http/..."}},
 	{Pkg: "internal/config", Owns: "environment configuration and its validation (describes; does not build clients)",
 		May: []string{"stdlib", "github.com/sethvargo/go-envconfig", "internal/fields", "schemas"}},

@@ -1,88 +1,61 @@
 package codec
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"reflect"
-	"strings"
 
-	"github.com/paysession/paysession/internal/sensitive"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // decodeJSON decodes a strict JSON command: member names that are not
-// schema fields byte for byte, duplicate members, invalid UTF-8, wrong
-// types, trailing data and invalid JSON are errors naming the field where
-// known. checkStrictJSON reads the document first for what encoding/json
-// does not check (see strict_json.go); encoding/json then decodes it and
-// describes syntax errors.
+// schema fields byte for byte, duplicate members, invalid UTF-8, lone
+// surrogate escapes, wrong types (an amount that is not an integer), trailing
+// data and invalid JSON are errors naming the field where known (see
+// strict_json.go).
 func decodeJSON(value []byte, cmd Command) error {
-	strictErr := checkStrictJSON(value, reflect.TypeOf(cmd))
-	if strictErr != nil && strictErr != errStrictSyntax {
-		return strictErr
-	}
-	dec := json.NewDecoder(bytes.NewReader(value))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(cmd); err != nil {
-		return jsonError(err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return &DecodeError{Format: FormatJSON, Reason: "trailing data after the JSON object"}
-	}
-	if strictErr != nil {
-		// Not JSON to the strict reader although encoding/json took it:
-		// never expected, and never accepted.
-		return &DecodeError{Format: FormatJSON, Reason: "invalid JSON"}
+	if err := json.Unmarshal(value, cmd, strictOptions); err != nil {
+		return strictError(err, value, reflect.TypeOf(cmd))
 	}
 	return nil
 }
 
-func jsonError(err error) *DecodeError {
-	var (
-		syntax  *json.SyntaxError
-		typeErr *json.UnmarshalTypeError
-	)
-	switch {
-	case errors.As(err, &syntax):
-		return &DecodeError{Format: FormatJSON, Reason: fmt.Sprintf("invalid JSON at offset %d", syntax.Offset)}
-	case errors.As(err, &typeErr):
-		return &DecodeError{Format: FormatJSON, Field: sensitive.FieldPath(typeErr.Field), Reason: fmt.Sprintf("wrong type: got JSON %s, want %s", typeErr.Value, jsonKind(typeErr))}
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return &DecodeError{Format: FormatJSON, Reason: "truncated JSON"}
+// jsonKindName names a JSON kind as a producer knows it.
+func jsonKindName(k jsontext.Kind) string {
+	switch k {
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "bool"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
 	}
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, `json: unknown field "`); ok {
-		name = strings.TrimSuffix(name, `"`)
-		if seg := memberSegment(name); seg != name {
-			return &DecodeError{Format: FormatJSON, Field: seg, Reason: fmt.Sprintf("unknown field (member name %q)", name)}
-		}
-		return &DecodeError{Format: FormatJSON, Field: name, Reason: "unknown field"}
-	}
-	if strings.Contains(msg, "metadata") {
-		return &DecodeError{Format: FormatJSON, Field: "metadata", Reason: "not valid JSON"}
-	}
-	return &DecodeError{Format: FormatJSON, Reason: strings.TrimPrefix(msg, "json: ")}
+	return "value"
 }
 
-// jsonKind names the JSON type the Go field wants, without Go type names.
-func jsonKind(e *json.UnmarshalTypeError) string {
-	if e.Type == nil {
+// goKindName names the JSON type a Go type wants, without Go type names.
+func goKindName(t reflect.Type) string {
+	if t == nil {
 		return "another type"
 	}
-	switch e.Type.Kind().String() {
-	case "string":
+	switch t.Kind() {
+	case reflect.String:
 		return "string"
-	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return "integer"
-	case "float32", "float64":
+	case reflect.Float32, reflect.Float64:
 		return "number"
-	case "bool":
+	case reflect.Bool:
 		return "boolean"
-	case "slice", "array":
+	case reflect.Slice, reflect.Array:
 		return "array"
-	case "struct", "map", "ptr":
+	case reflect.Struct, reflect.Map, reflect.Pointer:
 		return "object"
 	}
 	return "another type"

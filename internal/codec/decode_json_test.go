@@ -42,6 +42,11 @@ func TestDecodeJSONErrors(t *testing.T) {
 		{"wrong type names path", KindInitPayout, `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":4111111111111111}}}}`, "instrument.card.bank_card.number", "got JSON number, want string"},
 		{"wrong amount type", KindCapture, `{"session_id":"ps_1","amount":"10"}`, "amount", "want integer"},
 		{"fractional amount", KindCapture, `{"session_id":"ps_1","amount":10.5}`, "amount", "want integer"},
+		// An amount is an integer literal: forms that only parse as a
+		// float would be read as a guess.
+		{"amount with an exponent", KindCapture, `{"session_id":"ps_1","amount":1e3}`, "amount", "want integer"},
+		{"amount with a zero fraction", KindCapture, `{"session_id":"ps_1","amount":100.0}`, "amount", "want integer"},
+		{"amount beyond int64", KindCapture, `{"session_id":"ps_1","amount":9223372036854775808}`, "amount", "want integer"},
 		{"syntax error", KindConfirm, `{"session_id":"ps_1",}`, "", "invalid JSON at offset"},
 		{"truncated", KindConfirm, `{"session_id":"ps_1"`, "", "truncated JSON"},
 		{"trailing data", KindConfirm, `{"session_id":"ps_1"} {}`, "", "trailing data"},

@@ -3,7 +3,6 @@ package codec
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 	"testing"
 	"time"
 )
@@ -39,22 +38,6 @@ func BenchmarkDecodeSingleObject(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchmarkDecode(b, value)
-}
-
-// BenchmarkStrictJSONCheck measures the strict reader alone, the part of
-// BenchmarkDecodeJSON that encoding/json does not do.
-func BenchmarkStrictJSONCheck(b *testing.B) {
-	value, err := json.Marshal(sampleCommands()[KindInitPayout])
-	if err != nil {
-		b.Fatal(err)
-	}
-	t := reflect.TypeOf(&InitPayout{})
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := checkStrictJSON(value, t); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
 
 // BenchmarkStrictStringsCheck measures the string check of a decoded Avro

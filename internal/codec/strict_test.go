@@ -43,7 +43,7 @@ func TestStrictJSONRejects(t *testing.T) {
 		wantIn    string
 	}{
 		{"case-different member after the real one", KindCapture, `{"session_id":"ps_1","amount":100,"AMOUNT":999999}`, "AMOUNT", "unknown field"},
-		{"case-different member alone", KindCapture, `{"Session_ID":"ps_1"}`, "Session_ID", "unknown field"},
+		{"case-different member alone", KindCapture, `{"Session_ID":"ps_1"}`, "Session_ID", `unknown field (member names are case-sensitive: did you mean "session_id"?)`},
 		{"fuzz finding: case-different nested members", KindInitPayout, `{"Customer":{"referenCe":"0","emAils":[]}}`, "Customer", "unknown field"},
 		{"case-different nested member", KindInitPayout, `{"customer":{"referenCe":"0"}}`, "customer.referenCe", "unknown field"},
 		{"case-different deep member", KindInitPayout, `{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"Number":"4111111111111111"}}}}`, "instrument.card.bank_card.Number", "unknown field"},

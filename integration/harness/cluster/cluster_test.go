@@ -34,12 +34,16 @@ func TestClusterFaults(t *testing.T) {
 	t.Logf("3 nodes up in %v: %v (run %s)", time.Since(start).Round(time.Millisecond), c.Brokers(), c.RunID())
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers()...), kgo.TransactionalID("cluster-test"),
-		kgo.DefaultProduceTopic("cluster-test"), kgo.RequestRetries(100))
-	if err != nil {
-		t.Fatal(err)
+	newClient := func() *kgo.Client {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers()...), kgo.TransactionalID("cluster-test"),
+			kgo.DefaultProduceTopic("cluster-test"), kgo.RequestRetries(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cl
 	}
-	defer cl.Close()
+	cl := newClient()
+	defer func() { cl.Close() }()
 	adm := kadm.NewClient(cl)
 	if _, err := adm.CreateTopic(ctx, 3, -1, nil, "cluster-test"); err != nil {
 		t.Fatal(err)
@@ -55,17 +59,38 @@ func TestClusterFaults(t *testing.T) {
 			}
 		}
 	}
+	// try runs one transaction of one record.
+	try := func(what string) error {
+		if err := cl.BeginTransaction(); err != nil {
+			return fmt.Errorf("begin: %w", err)
+		}
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte(what)}).FirstErr(); err != nil {
+			_ = cl.EndTransaction(ctx, kgo.TryAbort)
+			return fmt.Errorf("produce: %w", err)
+		}
+		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		return nil
+	}
+	// commit commits a transaction. During a fault a request to the frozen or cut node may time
+	// out (the client does not retry an EndTxn whose answer it lost); a new producer of the same
+	// transactional id (fencing the old one, aborting its transaction) then tries again, as the
+	// connector rebuilds its session.
 	commit := func(what string, inSync bool) {
 		t.Helper()
 		begun := time.Now()
-		if err := cl.BeginTransaction(); err != nil {
-			t.Fatalf("%s: begin: %v", what, err)
-		}
-		if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte(what)}).FirstErr(); err != nil {
-			t.Fatalf("%s: produce: %v", what, err)
-		}
-		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-			t.Fatalf("%s: commit: %v", what, err)
+		for attempt := 1; ; attempt++ {
+			err := try(what)
+			if err == nil {
+				break
+			}
+			if attempt == 3 {
+				t.Fatalf("%s: %v (attempt %d)", what, err, attempt)
+			}
+			t.Logf("%s: %v; a new producer tries again", what, err)
+			cl.Close()
+			cl = newClient()
 		}
 		if !inSync {
 			t.Logf("%s: committed after %v", what, time.Since(begun).Round(time.Millisecond))

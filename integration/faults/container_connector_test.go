@@ -86,8 +86,10 @@ func StartContainerConnector(t testing.TB, env map[string]string, c *cluster.Clu
 	env["PAYSESSION_KAFKA_ALLOW_PLAINTEXT"] = "true"
 	env["PAYSESSION_API_ALLOW_INSECURE_HTTP"] = "true"
 	ops := freeAddr(t)
-	args := []string{"run", "--rm", "--name", name, "--label", cluster.Label + "=" + c.RunID(), "--network", c.Network(),
-		"-p", fmt.Sprintf("%s:%d", ops, opsPort)}
+	args := []string{"run", "--rm", "--name", name, "--network", c.Network(), "-p", fmt.Sprintf("%s:%d", ops, opsPort)}
+	for k, v := range cluster.Labels(c.RunID()) {
+		args = append(args, "--label", k+"="+v)
+	}
 	mounted := map[string]bool{}
 	for _, k := range []string{"PAYSESSION_API_PRIVATE_KEY_FILE", "PAYSESSION_API_SERVICE_PUBLIC_KEY_FILES"} {
 		if d := filepath.Dir(env[k]); env[k] != "" && !mounted[d] {

@@ -4,8 +4,10 @@
 # debootstrap, as root with apt-get), starts dockerd in the background when no daemon answers (and
 # stops it at the end), builds the local Kafka image once (cached; CHAOS_KAFKA_IMAGE names another,
 # e.g. apache/kafka:4.1.1, pulled if absent), runs the scenarios and prints their table (also
-# written to .cache/chaos.json). On every exit path it removes the containers, networks and
-# volumes labelled io.paysession.chaos that a killed test binary may have left.
+# written to .cache/chaos.json). On every exit path it removes the containers, networks, volumes
+# and images that its own test binaries labelled (io.paysession.chaos.session=<this run's id>,
+# CHAOS_SESSION), also those a killed test binary left, and nothing of another run sharing the
+# Docker daemon.
 #
 # Usage: integration/harness/cluster/chaos.sh [go test flags...]   (from the repository root)
 #
@@ -16,7 +18,10 @@
 # scenario fails it.
 set -euo pipefail
 GO=${GO:-go}
-label=io.paysession.chaos
+# This run's session: the label of everything its test binaries create (integration/harness/cluster).
+CHAOS_SESSION=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+export CHAOS_SESSION
+label=io.paysession.chaos.session=$CHAOS_SESSION
 smoke=${CHAOS_SMOKE:-0}
 mkdir -p .cache/chaos
 

@@ -31,6 +31,25 @@ import (
 // its value: `docker ps -aq --filter label=io.paysession.chaos` finds what a killed run left.
 const Label = "io.paysession.chaos"
 
+// SessionLabel is set as well, to $CHAOS_SESSION, when that names the run of make chaos (or
+// chaos-smoke) that started the test binary: that run removes what carries its own session on
+// exit, and never a cluster of another run sharing the Docker daemon.
+const SessionLabel = "io.paysession.chaos.session"
+
+// SessionEnv names the variable that holds the session label's value.
+const SessionEnv = "CHAOS_SESSION"
+
+// Labels returns the labels of a cluster's containers, networks and volumes, and of anything a
+// test starts beside it: Label=run and, when $CHAOS_SESSION is set, SessionLabel.
+func Labels(run string) map[string]string {
+	l := testcontainers.GenericLabels()
+	l[Label] = run
+	if s := os.Getenv(SessionEnv); s != "" {
+		l[SessionLabel] = s
+	}
+	return l
+}
+
 // Config configures a cluster. The zero value is a 3-node cluster of Image().
 type Config struct {
 	// Nodes is the number of combined broker+controller nodes. Default 3.
@@ -177,11 +196,7 @@ func (c *Cluster) createNode(ctx context.Context, id, hostPort int, clusterID st
 	return n, err
 }
 
-func (c *Cluster) labels() map[string]string {
-	l := testcontainers.GenericLabels()
-	l[Label] = c.run
-	return l
-}
+func (c *Cluster) labels() map[string]string { return Labels(c.run) }
 
 // Brokers returns the bootstrap addresses of all nodes (loopback ports on this machine).
 func (c *Cluster) Brokers() []string {

@@ -22,8 +22,8 @@ ENTRYPOINT ["/app"]
 `
 
 // BuildScratchImage builds image tag FROM scratch with binary (statically linked: CGO_ENABLED=0)
-// as its entrypoint /app and this machine's CA certificates, labelled Label=run so that make chaos
-// removes it. It uses the docker CLI without BuildKit (the CLI may lack buildx).
+// as its entrypoint /app and this machine's CA certificates, labelled as a cluster of run is
+// (Labels), so that make chaos removes it. It uses the docker CLI without BuildKit (the CLI may lack buildx).
 func BuildScratchImage(ctx context.Context, tag, binary, run string) error {
 	dir, err := os.MkdirTemp("", "scratchimage-")
 	if err != nil {
@@ -42,7 +42,11 @@ func BuildScratchImage(ctx context.Context, tag, binary, run string) error {
 	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(scratchDockerfile), 0o644); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "docker", "build", "-q", "--label", Label+"="+run, "-t", tag, dir)
+	args := []string{"build", "-q", "-t", tag}
+	for k, v := range Labels(run) {
+		args = append(args, "--label", k+"="+v)
+	}
+	cmd := exec.CommandContext(ctx, "docker", append(args, dir)...)
 	cmd.Env = append(os.Environ(), "DOCKER_BUILDKIT=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("docker build of %s: %w\n%s", tag, err, strings.TrimSpace(string(out)))

@@ -143,7 +143,9 @@ func (s chaosScenario) run(t *testing.T, c *cluster.Cluster) {
 		"PAYSESSION_RECONCILER_INTERVAL":    "1s",
 		"PAYSESSION_RECONCILER_QUIET_AFTER": "5s",
 	}
-	r := NewRig(t, RigOptions{Brokers: c.Brokers(), Webhooks: true, Env: env,
+	// The topics as an operator creates them for this cluster.
+	apply := []string{"-replication", "3", "-min-insync-replicas", "2", "-partitions", "3", "-session-partitions", "1"}
+	r := NewRig(t, RigOptions{Brokers: c.Brokers(), Webhooks: true, Env: env, ApplyTopics: apply,
 		SandboxFlags: []string{"-latency", "20ms", "-latency-jitter", "30ms"}})
 	second := maps.Clone(r.Connector.Env)
 	delete(second, "PAYSESSION_WEBHOOK_LISTEN_ADDR")

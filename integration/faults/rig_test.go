@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,11 @@ type RigOptions struct {
 	// outcomes are then Confluent-framed, and Avro commands are read
 	// through it (Rig.Registry).
 	Registry bool
+	// ApplyTopics, when set, has `connector topics apply` create the
+	// topics, with these flags (e.g. -replication 3), as an operator
+	// would; Partitions, SessionPartitions and TopicConfigs are then
+	// unused.
+	ApplyTopics []string
 	// ExtraProjects are further partner projects of the connector
 	// (PAYSESSION_API_EXTRA_PROJECTS), each signing with the sandbox's
 	// partner key; the sandbox knows only its own project.
@@ -98,7 +104,11 @@ func NewRig(t testing.TB, o RigOptions) *Rig {
 	}
 	t.Cleanup(cl.Close) // registered first: runs after the topics are deleted
 	r.Client = cl
-	r.Topics = harness.ConnectorTopicsLayout(t, cl, o.Partitions, max(1, o.SessionPartitions), o.TopicConfigs)
+	if o.ApplyTopics != nil {
+		r.Topics = harness.ConnectorTopicNames(t, cl)
+	} else {
+		r.Topics = harness.ConnectorTopicsLayout(t, cl, o.Partitions, max(1, o.SessionPartitions), o.TopicConfigs)
+	}
 	env := connectorEnv(o.Brokers, nil, r.ID, r.Topics, o.Env)
 	env["PAYSESSION_WEBHOOK_LISTEN_ADDR"] = freeAddr(t)
 	var hookURL string
@@ -128,6 +138,9 @@ func NewRig(t testing.TB, o RigOptions) *Rig {
 			t.Fatal(err)
 		}
 		env["PAYSESSION_REGISTRY_URL"] = reg.URL()
+	}
+	if o.ApplyTopics != nil {
+		applyTopics(t, env, o.ApplyTopics)
 	}
 	r.Outcomes = ReadOutcomes(t, o.Brokers, r.Registry, r.Topics["PAYSESSION_TOPIC_COMMAND_RESULTS"],
 		r.Topics["PAYSESSION_TOPIC_DEAD_LETTER"], r.Topics["PAYSESSION_TOPIC_WEBHOOK_EVENTS"], r.Topics["PAYSESSION_TOPIC_SESSIONS"])
@@ -209,4 +222,19 @@ func (r *Rig) ResultsEndOffsets(t testing.TB) map[int32]int64 {
 func Payout(amount int64, ref string) string {
 	return fmt.Sprintf(`{"instrument":{"type":"card","card":{"type":"bank_card","bank_card":{"number":"4111111111111111",`+
 		`"expiration_month":"12","expiration_year":"29"}}},"amount":%d,"currency":"rub","customer":{"reference":%q}}`, amount, ref)
+}
+
+// applyTopics runs `connector topics apply` with the connector's variables
+// and flags, and fails t unless it created and verified every topic.
+func applyTopics(t testing.TB, env map[string]string, flags []string) {
+	t.Helper()
+	cmd := exec.Command(binary(t, "connector"), append([]string{"topics", "apply"}, flags...)...)
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("connector topics apply %v: %v\n%s", flags, err, out)
+	}
+	t.Logf("connector topics apply %v:\n%s", flags, out)
 }

@@ -136,14 +136,44 @@ func Topic(t testing.TB, cl *kgo.Client, partitions int32) string {
 	return TopicWith(t, cl, partitions, nil)
 }
 
-// TopicWith is Topic with topic configurations (e.g. cleanup.policy=compact,
-// max.message.bytes).
-func TopicWith(t testing.TB, cl *kgo.Client, partitions int32, configs map[string]*string) string {
+// NewTopicName returns a topic name of t's with a random suffix, and
+// deletes the topic of that name (whoever creates it) when t ends.
+func NewTopicName(t testing.TB, cl *kgo.Client) string {
 	t.Helper()
 	var suffix [4]byte
 	_, _ = rand.Read(suffix[:])
 	name := unsafeTopicChars.ReplaceAllString(t.Name(), "-")
 	name = fmt.Sprintf("test.%.120s.%s", name, hex.EncodeToString(suffix[:]))
+	adm := kadm.NewClient(cl) // not closed: that would close cl, which the caller owns
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := adm.DeleteTopic(ctx, name); err != nil {
+			t.Logf("delete topic %s: %v", name, err)
+		}
+	})
+	return name
+}
+
+// ConnectorTopicNames returns a fresh name for the topic of every
+// PAYSESSION_TOPIC_* variable, each deleted when t ends, and creates none:
+// for a test in which `connector topics apply` creates them.
+func ConnectorTopicNames(t testing.TB, cl *kgo.Client) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, v := range config.Variables() {
+		if strings.HasPrefix(v.Name, config.Prefix+"TOPIC_") {
+			out[v.Name] = NewTopicName(t, cl)
+		}
+	}
+	return out
+}
+
+// TopicWith is Topic with topic configurations (e.g. cleanup.policy=compact,
+// max.message.bytes).
+func TopicWith(t testing.TB, cl *kgo.Client, partitions int32, configs map[string]*string) string {
+	t.Helper()
+	name := NewTopicName(t, cl)
 	adm := kadm.NewClient(cl) // not closed: that would close cl, which the caller owns
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -157,13 +187,6 @@ func TopicWith(t testing.TB, cl *kgo.Client, partitions int32, configs map[strin
 	if err != nil {
 		t.Fatalf("create topic %s: %v", name, err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if _, err := adm.DeleteTopic(ctx, name); err != nil {
-			t.Logf("delete topic %s: %v", name, err)
-		}
-	})
 	Eventually(t, 30*time.Second, "topic "+name+" has leaders", func() bool {
 		md, err := adm.Metadata(ctx, name)
 		if err != nil {

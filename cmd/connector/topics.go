@@ -13,6 +13,7 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/paysession/paysession/connector"
@@ -275,10 +276,13 @@ func applyPlan(ctx context.Context, adm *kadm.Client, plan topics.Plan, rep topi
 }
 
 // allLed reports whether every named topic exists with a leader for each
-// partition.
+// partition, and its configuration can be read: right after a create, the
+// broker asked for it may not know the topic yet (UNKNOWN_TOPIC_OR_PARTITION),
+// which is no difference from the plan, only a moment too early.
 func allLed(rep topics.Report, names []string) bool {
 	for _, n := range names {
-		if t, ok := rep.Topic(n); !ok || !t.Exists || t.Leaderless > 0 {
+		t, ok := rep.Topic(n)
+		if !ok || !t.Exists || t.Leaderless > 0 || errors.Is(t.ConfigsErr, kerr.UnknownTopicOrPartition) {
 			return false
 		}
 	}
